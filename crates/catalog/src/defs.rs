@@ -773,6 +773,11 @@ pub struct ViewDef {
     /// Its triggers (INSTEAD OF row triggers, BEFORE/AFTER statement
     /// triggers), in name order; they go when the view goes.
     pub triggers: Vec<TriggerDef>,
+    /// Column defaults (ALTER VIEW ... ALTER COLUMN c SET DEFAULT): the
+    /// column's position and the expression as SQL text, by position. An
+    /// INSERT through the view that leaves the column out (or says
+    /// DEFAULT) takes it before the base table's own default.
+    pub defaults: Vec<(usize, String)>,
 }
 
 /// An installed extension (CREATE EXTENSION; pg_extension): its OID and

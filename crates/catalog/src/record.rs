@@ -20,7 +20,8 @@
 //!            | 0x10 RenameTable  from:name to:name
 //!            | 0x11 PutView      oid:u32 rule:u32 name query ncols:u32
 //!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
-//!                                [flags:u8 [nrules:u32 rule*]]
+//!                                [flags:u8 [nrules:u32 rule* [ntriggers:u32 trigger*
+//!                                [ndefaults:u32 (pos:u32 expr)*]]]]
 //!                                flags: bits 0-1 check option (0 none, 1 local,
 //!                                2 cascaded), 2 security_invoker, 3 security_barrier
 //!            | 0x12 DropView     name
@@ -476,8 +477,10 @@ impl CatalogRecord {
                     out.extend_from_slice(&d.0.to_le_bytes());
                 }
                 // Trailing and optional (records before each end before
-                // it): check option and flags, rules, triggers.
-                let more = !v.rules.is_empty() || !v.triggers.is_empty();
+                // it): check option and flags, rules, triggers, column
+                // defaults.
+                let defaults = !v.defaults.is_empty();
+                let more = !v.rules.is_empty() || !v.triggers.is_empty() || defaults;
                 let flags = match v.check_option {
                     ViewCheckOption::None => 0,
                     ViewCheckOption::Local => 1,
@@ -490,8 +493,15 @@ impl CatalogRecord {
                 if more {
                     put_rules(&mut out, &v.rules);
                 }
-                if !v.triggers.is_empty() {
+                if !v.triggers.is_empty() || defaults {
                     put_triggers(&mut out, &v.triggers);
+                }
+                if defaults {
+                    put_u32(&mut out, v.defaults.len());
+                    for (pos, expr) in &v.defaults {
+                        put_u32(&mut out, *pos);
+                        put_str(&mut out, expr);
+                    }
                 }
             }
             CatalogRecord::DropView { name } => {
@@ -788,6 +798,11 @@ impl CatalogRecord {
                 } else {
                     get_triggers(&mut r)?
                 };
+                let defaults = if r.at_end() {
+                    Vec::new()
+                } else {
+                    get_list(&mut r, |r| Ok((r.u32()? as usize, get_str(r)?)))?
+                };
                 CatalogRecord::PutView(ViewDef {
                     namespace: crate::PUBLIC_NAMESPACE_OID,
                     oid,
@@ -802,6 +817,7 @@ impl CatalogRecord {
                     security_barrier: flags & 8 != 0,
                     rules,
                     triggers,
+                    defaults,
                 })
             }
             TAG_DROP_VIEW => CatalogRecord::DropView {
@@ -2542,6 +2558,7 @@ mod tests {
                 security_barrier: false,
                 rules: Vec::new(),
                 triggers: Vec::new(),
+                defaults: vec![(0, "42".into())],
             }),
             CatalogRecord::PutView(ViewDef {
                 namespace: crate::PUBLIC_NAMESPACE_OID,
@@ -2578,6 +2595,7 @@ mod tests {
                     old_table: None,
                     new_table: None,
                 }],
+                defaults: Vec::new(),
             }),
             CatalogRecord::PutView(ViewDef {
                 namespace: crate::PUBLIC_NAMESPACE_OID,
@@ -2607,6 +2625,7 @@ mod tests {
                     old_table: None,
                     new_table: None,
                 }],
+                defaults: Vec::new(),
             }),
             CatalogRecord::DropView { name: "v".into() },
             CatalogRecord::Comment {

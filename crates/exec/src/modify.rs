@@ -801,7 +801,11 @@ fn insert_one(
                 if let Some(rows) = fk_rows {
                     rows.push((rid, row.clone()));
                 }
-                emit_returning(&p.returning, &with_sys(row, rid, ev, p.table.oid), ev, sink)?;
+                let row = with_sys(row, rid, ev, p.table.oid);
+                if !p.view_checks.is_empty() {
+                    check_view_options(&p.table, &p.view_checks, &row, ev)?;
+                }
+                emit_returning(&p.returning, &row, ev, sink)?;
                 return Ok(Outcome::Inserted);
             }
             Err(StorageError::UniqueViolation { constraint, .. })
@@ -1010,7 +1014,13 @@ fn conflict_update(
                     let live = f.live(&new);
                     f.after_row(Some(old), Some(live), ev)?;
                 }
-                emit_returning(&p.returning, &with_sys(new, rid, ev, p.table.oid), ev, sink)?;
+                let new = with_sys(new, rid, ev, p.table.oid);
+                // Through a view: the updated row passes its check
+                // options too (PostgreSQL's ExecUpdate checks them).
+                if !p.view_checks.is_empty() {
+                    check_view_options(&p.table, &p.view_checks, &new, ev)?;
+                }
+                emit_returning(&p.returning, &new, ev, sink)?;
                 return Ok(Some(true));
             }
             WriteResult::SelfModified => return Err(affect_row_twice()),

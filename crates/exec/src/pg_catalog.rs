@@ -2197,7 +2197,10 @@ fn attribute_rows(c: &Catalog) -> Rows {
         for (i, (name, ty)) in v.columns.iter().enumerate() {
             let num = i as i16 + 1;
             let mut r = attribute_row(v.oid.0, num, name, *ty);
-            r.set("attacl", column_acl(c, &acl, num));
+            r.set("attacl", column_acl(c, &acl, num)).set(
+                "atthasdef",
+                Value::Bool(v.defaults.iter().any(|(p, _)| *p == i)),
+            );
             out.push(r.done());
         }
     }
@@ -2882,20 +2885,37 @@ fn bits_default(ty: DataType, d: &str, lone_literal: bool) -> Option<String> {
 }
 
 fn attrdef_rows(c: &Catalog) -> Rows {
-    defaults(c)
+    let tables = defaults(c);
+    let next = ATTRDEF_OID_BASE + tables.len() as u32;
+    let mut out: Rows = tables
         .into_iter()
         .map(|(o, t, k)| {
-            RowB::new(Rel::Attrdef)
-                .set("oid", oid(o))
-                .set("adrelid", oid(t.oid.0))
-                .set("adnum", Value::Int2(k as i16 + 1))
-                .set(
-                    "adbin",
-                    default_text(&t, k).map_or(Value::Null, |d| text(relative_nextval(c, d))),
-                )
-                .done()
+            let d = default_text(&t, k).map(|d| relative_nextval(c, d));
+            attrdef_row(o, t.oid.0, k, d)
         })
-        .collect()
+        .collect();
+    // Views' column defaults (ALTER VIEW ... SET DEFAULT) follow, in
+    // view OID order.
+    let mut views = c.views();
+    views.sort_by_key(|v| v.oid.0);
+    let view_defaults = views
+        .iter()
+        .flat_map(|v| v.defaults.iter().map(move |(k, d)| (v, *k, d)))
+        .filter(|(v, k, _)| *k < v.columns.len());
+    for (o, (v, k, d)) in (next..).zip(view_defaults) {
+        let shown = default_shown(v.columns[k].1, d);
+        out.push(attrdef_row(o, v.oid.0, k, Some(shown)));
+    }
+    out
+}
+
+fn attrdef_row(o: u32, rel: u32, k: usize, d: Option<String>) -> Vec<Value> {
+    RowB::new(Rel::Attrdef)
+        .set("oid", oid(o))
+        .set("adrelid", oid(rel))
+        .set("adnum", Value::Int2(k as i16 + 1))
+        .set("adbin", d.map_or(Value::Null, text))
+        .done()
 }
 
 /// A relation with triggers, as pg_trigger and pg_get_triggerdef see it.

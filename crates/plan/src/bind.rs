@@ -1948,16 +1948,20 @@ impl<'e> Binder<'e> {
 
     /// A type name that names a table (`'(1,a)'::t`, `ROW(1, 'a')::t`, a
     /// column of type `t`): the table's row type, of its columns now, its
-    /// OID the table's (`e`, the name's lookup error, otherwise). Arrays
-    /// of it are 0A000.
+    /// OID the table's (`e`, the name's lookup error, otherwise). A view's
+    /// name is its row type likewise (`json_populate_recordset(null::v,
+    /// ...)`, as PostgREST writes through views). Arrays of it are 0A000.
     pub fn table_row_type(&self, e: DbError, tn: &pb::TypeName) -> Result<DataType, DbError> {
         let parts = names(&tn.names);
-        let table = match parts.last() {
-            Some(n) if e.code == SqlState::UndefinedObject => self.catalog.table(n),
-            _ => None,
+        let name = match parts.last() {
+            Some(n) if e.code == SqlState::UndefinedObject => n,
+            _ => return Err(e),
         };
-        let Some(t) = table else {
-            return Err(e);
+        let Some(t) = self.catalog.table(name) else {
+            return match self.catalog.view(name) {
+                Some(v) => view_row_type(&v, tn),
+                None => Err(e),
+            };
         };
         if !tn.array_bounds.is_empty() {
             return Err(DbError::unsupported(format!(
@@ -5852,6 +5856,27 @@ fn unreachable_entry(rel: Option<&str>, name: &str, table: &str) -> DbError {
 /// the table's type, its fields named as the table's columns whatever
 /// the alias calls them: `pg_typeof(t)` is the table, and a function
 /// taking the table's row type takes it).
+/// A view's row type (see [`Binder::table_row_type`]): its columns, its
+/// OID the view's.
+fn view_row_type(v: &nestor_catalog::ViewDef, tn: &pb::TypeName) -> Result<DataType, DbError> {
+    if !tn.array_bounds.is_empty() {
+        return Err(DbError::unsupported(format!(
+            "arrays of the row type of view {}",
+            v.name
+        )));
+    }
+    let def = nestor_types::composites::CompositeDef {
+        oid: v.oid.0,
+        array_oid: 0,
+        relid: v.oid.0,
+        name: v.name.clone(),
+        owner: 0,
+        attrs: v.columns.clone(),
+        domains: vec![None; v.columns.len()],
+    };
+    Ok(nestor_types::composites::note_row_type(def).data_type())
+}
+
 fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<DataType> {
     let oid = scope.cols[scope.floor..]
         .iter()

@@ -337,21 +337,24 @@ fn plan_insert(
     if ins.cols.is_empty() {
         targets = (0..n).collect();
     }
-    let cols = ViewCols(&named.columns);
+    let cols = ViewCols::of(b, &named)?;
     let source = modify::insert_rows(b, ins, &cols, &mut targets, &col_locs, &[])?;
-    // One value per column of the trigger's view, NULL for those the
-    // statement leaves out.
+    // One value per column of the trigger's view: the named view's
+    // default, else NULL, for those the statement leaves out.
     let below = |j: usize| match &through {
         None => Some(j),
         Some(t) => t.map.iter().position(|&m| m == j),
     };
     let exprs = (0..v.columns.len())
-        .map(
-            |j| match below(j).and_then(|i| targets.iter().position(|&t| t == i)) {
+        .map(|j| {
+            let given = below(j).and_then(|i| targets.iter().position(|&t| t == i));
+            match given {
                 Some(p) => Expr::Col(p),
-                None => Expr::Const(nestor_types::Value::Null),
-            },
-        )
+                None => below(j)
+                    .and_then(|i| cols.1.get(i).cloned().flatten())
+                    .unwrap_or(Expr::Const(nestor_types::Value::Null)),
+            }
+        })
         .collect();
     let alias = bind::alias_or(rv, &named.name);
     let mut returning = bind_returning(b, &named, &alias, &ins.returning_list)?;
@@ -484,7 +487,7 @@ fn scan(
             })?;
             Ok(through.map_or(i, |t| t.map[i]))
         };
-        modify::bind_sets(b, &ViewCols(&v.columns), st.set_list, &col_of)?
+        modify::bind_sets(b, &ViewCols::of(b, v)?, st.set_list, &col_of)?
     };
     let returning = modify::bind_returning(b, st.returning)?;
     let n = v.columns.len();

@@ -282,8 +282,103 @@ impl WriteCols for TableDef {
     }
 }
 
-/// A view's columns (name, type).
-pub(crate) struct ViewCols<'a>(pub &'a [(String, DataType)]);
+/// The base table of a view written through: DEFAULT in a column the
+/// view gives a default (`ViewCol::default`) means that, before the
+/// table's own.
+pub(crate) struct ViewBase<'a> {
+    table: &'a TableDef,
+    defaults: Vec<(usize, Expr)>,
+    /// DEFAULT without a view default is NULL, not the table's.
+    null_default: bool,
+}
+
+impl<'a> ViewBase<'a> {
+    pub(crate) fn new(vt: &'a ViewTarget) -> ViewBase<'a> {
+        let mut defaults: Vec<(usize, Expr)> = Vec::new();
+        for c in &vt.cols {
+            if let (Some(base), Some(d)) = (c.base, &c.default) {
+                if !defaults.iter().any(|(b, _)| *b == base) {
+                    defaults.push((base, d.clone()));
+                }
+            }
+        }
+        ViewBase {
+            table: &vt.table,
+            defaults,
+            null_default: false,
+        }
+    }
+
+    /// For UPDATE: DEFAULT is the named view's own default, else NULL.
+    pub(crate) fn for_update(vt: &'a ViewTarget) -> ViewBase<'a> {
+        let defaults = vt
+            .defaults
+            .iter()
+            .filter(|d| d.top)
+            .filter_map(|d| Some((d.base?, d.expr.clone())))
+            .collect();
+        ViewBase {
+            table: &vt.table,
+            defaults,
+            null_default: true,
+        }
+    }
+}
+
+impl WriteCols for ViewBase<'_> {
+    fn col_name(&self, col: usize) -> &str {
+        self.table.col_name(col)
+    }
+
+    fn col_ty(&self, col: usize) -> DataType {
+        self.table.col_ty(col)
+    }
+
+    fn col_default(&self, b: &Binder, col: usize) -> Result<Option<Expr>, DbError> {
+        match self.defaults.iter().find(|(c, _)| *c == col) {
+            Some((_, e)) => {
+                // A view's default is a value to the table below it.
+                let identity = self.table.always_identity(col);
+                if self.null_default && (identity || self.table.generated(col)) {
+                    return Err(update_to_default_only(self.table, col));
+                }
+                refuse_view_default(self.table, col, b.identity_check.is_some())?;
+                Ok(Some(e.clone()))
+            }
+            None if self.null_default => Ok(None),
+            None => self.table.col_default(b, col),
+        }
+    }
+
+    fn always_identity(&self, col: usize) -> bool {
+        self.table.always_identity(col)
+    }
+
+    fn generated(&self, col: usize) -> bool {
+        self.table.generated(col)
+    }
+
+    fn col_domain(&self, col: usize) -> Option<u32> {
+        self.table.col_domain(col)
+    }
+}
+
+/// A view's columns (name, type) and their defaults (ALTER VIEW ... SET
+/// DEFAULT; none: NULL, as PostgreSQL gives a view with INSTEAD OF
+/// triggers).
+pub(crate) struct ViewCols<'a>(pub &'a [(String, DataType)], pub Vec<Option<Expr>>);
+
+impl<'a> ViewCols<'a> {
+    pub(crate) fn of(b: &Binder, v: &'a nestor_catalog::ViewDef) -> Result<ViewCols<'a>, DbError> {
+        let defaults = v
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, (_, ty))| view_write::bind_view_default(b, v, i, *ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ViewCols(&v.columns, defaults))
+    }
+}
 
 impl WriteCols for ViewCols<'_> {
     fn col_name(&self, col: usize) -> &str {
@@ -294,8 +389,8 @@ impl WriteCols for ViewCols<'_> {
         self.0[col].1
     }
 
-    fn col_default(&self, _: &Binder, _: usize) -> Result<Option<Expr>, DbError> {
-        Ok(None)
+    fn col_default(&self, _: &Binder, col: usize) -> Result<Option<Expr>, DbError> {
+        Ok(self.1.get(col).cloned().flatten())
     }
 
     fn always_identity(&self, _: usize) -> bool {
@@ -628,17 +723,24 @@ fn plan_insert_view(
     rv: &pb::RangeVar,
     v: &Arc<nestor_catalog::ViewDef>,
 ) -> Result<InsertPlan, DbError> {
-    if ins.on_conflict_clause.is_some() {
-        return Err(DbError::unsupported("INSERT ... ON CONFLICT on a view"));
-    }
     refuse_instead(v, WriteKind::Insert)?;
     refuse_rls_through_view(b, v, "INSERT")?;
     let mut privs = acl::INSERT;
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
     }
+    let do_update = ins
+        .on_conflict_clause
+        .as_deref()
+        .is_some_and(|oc| oc.action == pb::OnConflictAction::OnconflictUpdate as i32);
+    if do_update {
+        privs |= acl::UPDATE | acl::SELECT;
+    }
     let view_perm = view_need(b, v, privs);
     let vt = view_write::resolve(b, v, WriteKind::Insert, privs)?;
+    if do_update && ins.returning_list.is_empty() {
+        conflict_reads_by_column(b, &vt, view_perm);
+    }
     let table = vt.table.clone();
     let (mut view_cols, col_locs) = insert_target_list(b, ins, &v.name, |n| vt.column(n))?;
     if ins.cols.is_empty() {
@@ -650,8 +752,9 @@ fn plan_insert_view(
         .iter()
         .map(|&i| vt.writable(i, WriteKind::Insert))
         .collect::<Result<Vec<_>, _>>()?;
-    let subs = insert_subscripts(b, ins, &*table, &targets)?;
-    let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
+    let base = ViewBase::new(&vt);
+    let subs = insert_subscripts(b, ins, &base, &targets)?;
+    let mut source = insert_rows(b, ins, &base, &mut targets, &col_locs, &subs)?;
     b.mark_written(
         view_perm,
         &attnums(&view_cols[..targets.len().min(view_cols.len())]),
@@ -664,21 +767,83 @@ fn plan_insert_view(
         source = fold_subscripted(source, &mut targets, &subs);
     }
     let alias = bind::alias_or(rv, &v.name);
+    let conflict = match ins.on_conflict_clause.as_deref() {
+        None => None,
+        Some(oc) => Some(plan_view_conflict(b, &vt, &alias, oc, view_perm)?),
+    };
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
-    let defaults = insert_defaults(b, &table, &targets)?;
+    let defaults = view_insert_defaults(b, ins, &vt, &targets)?;
     let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
+    if route.is_some() && conflict.is_some() && !vt.checks.is_empty() {
+        // The executor routes such rows through per-leaf plans, which
+        // check their leaf's constraints, not the view's options.
+        return Err(DbError::unsupported(
+            "INSERT ... ON CONFLICT through a view with a check option into a partitioned table",
+        ));
+    }
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
         source,
         targets,
         defaults,
-        conflict: None,
+        conflict,
         returning,
         view_checks: vt.checks,
         route,
         part_check,
     })
+}
+
+/// A view default reaching a stored generated column, or a GENERATED
+/// ALWAYS identity column (`checked`: without OVERRIDING SYSTEM VALUE),
+/// is an explicit value there: PostgreSQL's error.
+fn refuse_view_default(table: &TableDef, col: usize, checked: bool) -> Result<(), DbError> {
+    if table.generated(col) {
+        return Err(generated_column(table, col));
+    }
+    if checked && table.always_identity(col) {
+        return Err(generated_always(table, col));
+    }
+    Ok(())
+}
+
+/// 428C9: UPDATE assigning a generated or GENERATED ALWAYS identity
+/// column something other than its own DEFAULT.
+fn update_to_default_only(table: &TableDef, col: usize) -> DbError {
+    let name = table.col_name(col);
+    let detail = if table.generated(col) {
+        format!("Column \"{name}\" is a generated column.")
+    } else {
+        format!("Column \"{name}\" is an identity column defined as GENERATED ALWAYS.")
+    };
+    DbError::new(
+        SqlState::GeneratedAlways,
+        format!("column \"{name}\" can only be updated to DEFAULT"),
+    )
+    .with_detail(detail)
+}
+
+/// The defaults of the base columns an INSERT through a view does not
+/// give: the views' (`ViewTarget::omitted_defaults`), then the table's.
+fn view_insert_defaults(
+    b: &Binder,
+    ins: &pb::InsertStmt,
+    vt: &ViewTarget,
+    targets: &[usize],
+) -> Result<Vec<(usize, Expr)>, DbError> {
+    let mut defaults = vt.omitted_defaults(targets)?;
+    let checked = ins.r#override != pb::OverridingKind::OverridingSystemValue as i32;
+    for (c, _) in &defaults {
+        refuse_view_default(&vt.table, *c, checked)?;
+    }
+    let given: Vec<usize> = targets
+        .iter()
+        .copied()
+        .chain(defaults.iter().map(|(c, _)| *c))
+        .collect();
+    defaults.extend(insert_defaults(b, &vt.table, &given)?);
+    Ok(defaults)
 }
 
 /// Whether a VALUES list has a `t.*` item (its columns, so the row's
@@ -1099,11 +1264,7 @@ fn plan_conflict(
         return Ok(Conflict::Nothing { arbiters });
     }
     if oc.infer.is_none() {
-        return Err(DbError::new(
-            SqlState::SyntaxError,
-            "ON CONFLICT DO UPDATE requires inference specification or constraint name",
-        )
-        .with_hint("For example, ON CONFLICT (column_name)."));
+        return Err(no_inference(b, oc));
     }
     // Scope: the existing row, then EXCLUDED.
     let mut scope = Scope::default();
@@ -1133,6 +1294,235 @@ fn plan_conflict(
         filter,
         rls: None,
     })
+}
+
+/// ON CONFLICT DO UPDATE through a view reads by column, as PostgreSQL
+/// checks it: the view's columns its clauses name (marked as they are
+/// bound), and, on the table right below, every column the view shows
+/// (EXCLUDED is built over all of them). Without RETURNING nothing else
+/// needs the whole relations' SELECT.
+fn conflict_reads_by_column(b: &mut Binder, vt: &ViewTarget, view_perm: usize) {
+    b.perms[view_perm].cols.untracked &= !acl::SELECT;
+    let Some(p) = vt.table_perm else {
+        return;
+    };
+    let n = vt.table.columns.len();
+    let mut read: Vec<usize> = Vec::new();
+    for c in &vt.cols {
+        c.expr.walk(&mut |e| {
+            if let Expr::Col(i) = e {
+                if *i < n && !read.contains(i) {
+                    read.push(*i);
+                }
+            }
+        });
+    }
+    let perm = &mut b.perms[p];
+    perm.cols.untracked &= !acl::SELECT;
+    for c in read {
+        crate::perm::add_col(&mut perm.cols.select, c as i16 + 1);
+    }
+}
+
+/// DO UPDATE without a conflict target: PostgreSQL's error, at the ON
+/// CONFLICT clause.
+fn no_inference(b: &Binder, oc: &pb::OnConflictClause) -> DbError {
+    let e = DbError::new(
+        SqlState::SyntaxError,
+        "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+    )
+    .with_hint("For example, ON CONFLICT (column_name).");
+    bind::err_at(e, b.text, oc.location)
+}
+
+/// ON CONFLICT DO UPDATE through a view assigning a view column that is
+/// not a base column: PostgreSQL's rewriter error (no position), raised
+/// once every SET target names a view column.
+fn refuse_computed_sets(vt: &ViewTarget, list: &[Node]) -> Result<(), DbError> {
+    let mut cols = Vec::with_capacity(list.len());
+    for t in list {
+        if let NodeEnum::ResTarget(rt) = node(t)? {
+            match vt.column(&rt.name) {
+                Some(i) => cols.push(i),
+                None => return Ok(()),
+            }
+        }
+    }
+    for i in cols {
+        vt.writable(i, WriteKind::Insert)?;
+    }
+    Ok(())
+}
+
+/// ON CONFLICT of an INSERT through a view (PostgreSQL's rewriter maps
+/// it onto the base relation): the inference names the view's columns
+/// (their expressions over the base row choose the table's unique
+/// indexes), DO UPDATE's SET list writes view columns that are base
+/// columns, its values and WHERE read the existing row and EXCLUDED as
+/// the view shows them. ON CONSTRAINT looks for the constraint on the
+/// view, which has none, as in PostgreSQL.
+fn plan_view_conflict(
+    b: &mut Binder,
+    vt: &ViewTarget,
+    alias: &str,
+    oc: &pb::OnConflictClause,
+    view_perm: usize,
+) -> Result<Conflict, DbError> {
+    let action = pb::OnConflictAction::try_from(oc.action)
+        .unwrap_or(pb::OnConflictAction::OnconflictNothing);
+    let arbiters = view_conflict_arbiters(b, vt, alias, oc, view_perm)?;
+    if action != pb::OnConflictAction::OnconflictUpdate {
+        return Ok(Conflict::Nothing { arbiters });
+    }
+    if oc.infer.is_none() {
+        return Err(no_inference(b, oc));
+    }
+    for t in &oc.target_list {
+        if matches!(node(t)?, NodeEnum::ResTarget(rt) if !rt.indirection.is_empty()) {
+            return Err(DbError::unsupported(
+                "a subscripted or field assignment in ON CONFLICT DO UPDATE through a view",
+            ));
+        }
+    }
+    refuse_computed_sets(vt, &oc.target_list)?;
+    // Scope: the existing row, then EXCLUDED, both as the view's columns.
+    let mut scope = vt.scope(alias);
+    scope.cols.extend(vt.scope("excluded").cols);
+    Binder::tag_cols_by_position(&mut scope, 0, view_perm);
+    let n = vt.cols.len();
+    for (k, c) in scope.cols.iter_mut().enumerate().skip(n) {
+        if let Some((p, _)) = c.perm {
+            c.perm = Some((p, (k - n) as i16 + 1));
+        }
+    }
+    b.scopes.push(scope);
+    b.outer_refs.push(None);
+    let col_of = |name: &str| -> Result<usize, DbError> {
+        let i = vt.column(name).ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedColumn,
+                format!(
+                    "column \"{name}\" of relation \"{}\" does not exist",
+                    vt.view.name
+                ),
+            )
+        })?;
+        // PostgreSQL's rewriter checks the SET list as part of the INSERT.
+        vt.writable(i, WriteKind::Insert)
+    };
+    let r = bind_sets(b, &ViewBase::for_update(vt), &oc.target_list, &col_of).and_then(|sets| {
+        let filter = match &oc.where_clause {
+            Some(w) => Some(b.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        Ok((sets, filter))
+    });
+    b.scopes.pop();
+    b.outer_refs.pop();
+    let (sets, filter) = r?;
+    let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+    let view_set_cols: Vec<usize> = vt
+        .cols
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.base.is_some_and(|x| set_cols.contains(&x)))
+        .map(|(i, _)| i)
+        .collect();
+    b.mark_written(view_perm, &attnums(&view_set_cols), false);
+    if let Some(p) = vt.table_perm {
+        b.mark_written(p, &attnums(&set_cols), false);
+    }
+    let sets = sets
+        .into_iter()
+        .map(|(c, e)| Ok((c, vt.substitute_conflict(e)?)))
+        .collect::<Result<Vec<_>, DbError>>()?;
+    let filter = filter.map(|f| vt.substitute_conflict(f)).transpose()?;
+    Ok(Conflict::Update {
+        arbiter: arbiters[0],
+        sets,
+        filter,
+        rls: None,
+    })
+}
+
+/// The arbiters of ON CONFLICT through a view: its inference's columns
+/// and expressions (and WHERE) bound over the view's columns and
+/// rewritten over the base row, matched against the table's unique
+/// indexes; every unique index without an inference.
+fn view_conflict_arbiters(
+    b: &mut Binder,
+    vt: &ViewTarget,
+    alias: &str,
+    oc: &pb::OnConflictClause,
+    view_perm: usize,
+) -> Result<Vec<usize>, DbError> {
+    let table = &vt.table;
+    let Some(inf) = oc.infer.as_deref() else {
+        return Ok(unique_indexes(table));
+    };
+    if !inf.conname.is_empty() {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "constraint \"{}\" for table \"{}\" does not exist",
+                inf.conname, vt.view.name
+            ),
+        ));
+    }
+    let mut scope = vt.scope(alias);
+    Binder::tag_cols_by_position(&mut scope, 0, view_perm);
+    b.scopes.push(scope);
+    b.outer_refs.push(None);
+    let bound = (|| {
+        let top = b.level();
+        let mut keys = Vec::new();
+        for e in &inf.index_elems {
+            let NodeEnum::IndexElem(ie) = node(e)? else {
+                continue;
+            };
+            keys.push(match ie.expr.as_deref() {
+                Some(x) if ie.name.is_empty() => b.bind(x)?.0,
+                _ => {
+                    let i = vt.column(&ie.name).ok_or_else(|| {
+                        DbError::new(
+                            SqlState::UndefinedColumn,
+                            format!("column \"{}\" does not exist", ie.name),
+                        )
+                    })?;
+                    b.mark_read(top, i, false);
+                    Expr::Col(i)
+                }
+            });
+        }
+        let given = match inf.where_clause.as_deref() {
+            Some(w) => select::conjuncts(b.bind_bool(w, "WHERE")?),
+            None => Vec::new(),
+        };
+        Ok::<_, DbError>((keys, given))
+    })();
+    b.scopes.pop();
+    b.outer_refs.pop();
+    let (keys, given) = bound?;
+    let keys = keys
+        .into_iter()
+        .map(|k| vt.substitute(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let given = given
+        .into_iter()
+        .map(|g| vt.substitute(g))
+        .collect::<Result<Vec<_>, _>>()?;
+    matching_arbiters(b, table, &keys, &given)
+}
+
+/// Every unique index of `table` (ON CONFLICT without an inference).
+fn unique_indexes(table: &TableDef) -> Vec<usize> {
+    table
+        .indexes
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.unique)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The need of a view a statement writes through: what it writes by
@@ -1241,44 +1631,53 @@ fn conflict_arbiters(
                 ),
                 None => Vec::new(),
             };
-            let same_set = |have: &[Expr]| {
-                have.len() == keys.len()
-                    && have.iter().all(|k| keys.contains(k))
-                    && keys.iter().all(|k| have.contains(k))
-            };
-            for (i, idx) in table.indexes.iter().enumerate().filter(|(_, x)| x.unique) {
-                let found = match &idx.exprs {
-                    None => same_set(
-                        &idx.columns
-                            .iter()
-                            .map(|&c| Expr::Col(c))
-                            .collect::<Vec<_>>(),
-                    ),
-                    Some(x) => {
-                        let bound = index_expr::bind_stored(b.catalog, table, x)?;
-                        let have: Vec<Expr> = bound.keys.into_iter().map(|(k, _)| k).collect();
-                        same_set(&have) && index_expr::implied(&bound.predicate, &given)
-                    }
-                };
-                if found {
-                    arbiters.push(i);
-                }
-            }
-            if arbiters.is_empty() {
-                return Err(DbError::new(
-                    SqlState::InvalidColumnReference,
-                    "there is no unique or exclusion constraint matching the ON CONFLICT specification",
-                ));
-            }
+            arbiters = matching_arbiters(b, table, &keys, &given)?;
         }
     } else {
-        arbiters = table
-            .indexes
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| i.unique)
-            .map(|(i, _)| i)
-            .collect();
+        arbiters = unique_indexes(table);
+    }
+    Ok(arbiters)
+}
+
+/// The unique indexes on exactly the inferred keys (a partial one only
+/// when the inference's WHERE conjuncts `given` imply its predicate), or
+/// PostgreSQL's error when there is none.
+fn matching_arbiters(
+    b: &Binder,
+    table: &Arc<TableDef>,
+    keys: &[Expr],
+    given: &[Expr],
+) -> Result<Vec<usize>, DbError> {
+    use crate::select::index_expr;
+    let same_set = |have: &[Expr]| {
+        have.len() == keys.len()
+            && have.iter().all(|k| keys.contains(k))
+            && keys.iter().all(|k| have.contains(k))
+    };
+    let mut arbiters = Vec::new();
+    for (i, idx) in table.indexes.iter().enumerate().filter(|(_, x)| x.unique) {
+        let found = match &idx.exprs {
+            None => same_set(
+                &idx.columns
+                    .iter()
+                    .map(|&c| Expr::Col(c))
+                    .collect::<Vec<_>>(),
+            ),
+            Some(x) => {
+                let bound = index_expr::bind_stored(b.catalog, table, x)?;
+                let have: Vec<Expr> = bound.keys.into_iter().map(|(k, _)| k).collect();
+                same_set(&have) && index_expr::implied(&bound.predicate, given)
+            }
+        };
+        if found {
+            arbiters.push(i);
+        }
+    }
+    if arbiters.is_empty() {
+        return Err(DbError::new(
+            SqlState::InvalidColumnReference,
+            "there is no unique or exclusion constraint matching the ON CONFLICT specification",
+        ));
     }
     Ok(arbiters)
 }
@@ -1991,7 +2390,7 @@ fn plan_modify_view(
                 })?;
                 vt.writable(i, kind)
             };
-            bind_sets(b, &*table, set_list, &col_of)?
+            bind_sets(b, &ViewBase::for_update(&vt), set_list, &col_of)?
         };
         // Virtual positions become their expressions over the base row. A
         // correlated subquery reads the row by position, so it cannot see

@@ -26,12 +26,27 @@
 //! positions substituted after binding), so FROM/USING items and
 //! correlated subqueries work as for a table.
 //!
-//! Left out (0A000): view column defaults (ALTER VIEW ... SET DEFAULT),
-//! ON CONFLICT through a view, RETURNING together with FROM/USING, and
+//! View column defaults (ALTER VIEW ... SET DEFAULT) are resolved with
+//! the columns: INSERT's DEFAULT names the first level's that has one, a
+//! column an INSERT leaves out gets every level's (outermost first), then
+//! the table's; UPDATE's DEFAULT is the named view's own default, else
+//! NULL (PostgreSQL's rewriter replaces it at the view's level).
+//!
+//! INSERT ... ON CONFLICT through a view binds its inference, SET list and
+//! WHERE over the view's columns (EXCLUDED's too) and rewrites them over
+//! the base rows, so the arbiters are the table's unique indexes on the
+//! columns the view names; the check options apply to the inserted and to
+//! the updated row, not to the existing one (as in PostgreSQL, DO UPDATE
+//! may reach a row the view does not show).
+//!
+//! Left out (0A000): RETURNING together with FROM/USING, and
 //! correlated subqueries when the view has computed columns or in
-//! INSERT/RETURNING, and writes through a view into a relation with
-//! rules for the event (rules apply before planning, in the rewriter);
-//! INSTEAD OF triggers do not exist.
+//! INSERT/RETURNING/ON CONFLICT, subscripted or field assignments in ON
+//! CONFLICT DO UPDATE, ON CONFLICT through a view with a check option
+//! into a partitioned table, and writes through a view into a relation
+//! with rules for the event (rules apply before planning, in the
+//! rewriter). Below the named view and the relation right under it,
+//! privileges are checked per relation, not per column.
 
 use std::sync::Arc;
 
@@ -75,6 +90,27 @@ pub struct ViewCol {
     pub expr: Expr,
     /// The base table column it is, when it is updatable.
     pub base: Option<usize>,
+    /// What DEFAULT in an INSERT means for it: its own default (ALTER
+    /// VIEW ... SET DEFAULT), else that of the column below that it passes
+    /// through; None leaves the base table's. (UPDATE's DEFAULT is the
+    /// named view's own default or NULL, as PostgreSQL's rewriter makes
+    /// it.)
+    pub default: Option<Expr>,
+}
+
+/// A view column's default as an INSERT that leaves the column out gets
+/// it: PostgreSQL's rewriter adds each level's defaults for the columns
+/// not assigned at that level, whether or not the view above shows them.
+#[derive(Clone, Debug)]
+pub struct LevelDefault {
+    pub view: String,
+    pub column: String,
+    /// The base column it fills; None: a computed column (an error).
+    pub base: Option<usize>,
+    pub expr: Expr,
+    /// A default of the view the statement names (UPDATE's DEFAULT
+    /// takes only those).
+    pub top: bool,
 }
 
 /// A check option's condition over the base table's row.
@@ -93,6 +129,8 @@ pub struct ViewTarget {
     pub conds: Vec<Expr>,
     /// The check options that apply to rows written through the view.
     pub checks: Vec<ViewCheck>,
+    /// Every level's column defaults, outermost first.
+    pub defaults: Vec<LevelDefault>,
     /// The table's need when it is right below the view: the statement
     /// marks the table columns it writes there (`crate::perm`); None
     /// below several views (their needs are the relations' privileges).
@@ -130,6 +168,27 @@ impl ViewTarget {
         substitute(e, &self.cols)
     }
 
+    /// An expression bound in ON CONFLICT DO UPDATE's scope through the
+    /// view (the view's columns of the existing row, then EXCLUDED's)
+    /// rewritten over the executor's input: the existing base row with
+    /// its system columns, then the proposed base row with its.
+    pub fn substitute_conflict(&self, e: Expr) -> Result<Expr, DbError> {
+        if e.has_correlated_subquery() {
+            return Err(DbError::unsupported(
+                "a correlated subquery in INSERT ... ON CONFLICT through a view",
+            ));
+        }
+        let n = self.cols.len();
+        let width = self.table.columns.len() + crate::ir::SYS_COLS;
+        e.rewrite(&mut |x| {
+            Ok(match x {
+                Expr::Col(i) if *i < n => Some(self.cols[*i].expr.clone()),
+                Expr::Col(i) => Some(shift_cols(self.cols[*i - n].expr.clone(), width)?),
+                _ => None,
+            })
+        })
+    }
+
     pub fn column(&self, name: &str) -> Option<usize> {
         self.cols.iter().position(|c| c.name == name)
     }
@@ -155,6 +214,63 @@ impl ViewTarget {
             )
         })
     }
+}
+
+impl ViewTarget {
+    /// The defaults an INSERT assigning the base columns `assigned` adds
+    /// (base column, value), in PostgreSQL's order: each level's, from
+    /// the outermost view down, for the columns nothing above filled. A
+    /// default of a computed column is PostgreSQL's error.
+    pub fn omitted_defaults(&self, assigned: &[usize]) -> Result<Vec<(usize, Expr)>, DbError> {
+        let mut out: Vec<(usize, Expr)> = Vec::new();
+        for d in &self.defaults {
+            let Some(base) = d.base else {
+                return Err(not_insertable(&d.column, &d.view));
+            };
+            if !assigned.contains(&base) && !out.iter().any(|(c, _)| *c == base) {
+                out.push((base, d.expr.clone()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn not_insertable(column: &str, view: &str) -> DbError {
+    DbError::new(
+        SqlState::FeatureNotSupported,
+        format!("cannot insert into column \"{column}\" of view \"{view}\""),
+    )
+    .with_detail("View columns that are not columns of their base relation are not updatable.")
+}
+
+/// View `v`'s default for column `pos` (of type `ty`), bound from its
+/// SQL text as a table column's default is.
+pub(crate) fn bind_view_default(
+    b: &Binder,
+    v: &ViewDef,
+    pos: usize,
+    ty: DataType,
+) -> Result<Option<Expr>, DbError> {
+    let Some((_, sql)) = v.defaults.iter().find(|(p, _)| *p == pos) else {
+        return Ok(None);
+    };
+    let node = nestor_parser::parse_expr(sql)?;
+    let mut db = Binder::new(b.catalog, b.eval, sql, &[], select::plan_query);
+    db.scopes.push(Scope::default());
+    db.outer_refs.push(None);
+    db.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = db.bind(&node)?;
+    db.coerce_assign(e, t, ty).map(Some)
+}
+
+/// `e` over a row placed `by` columns further on.
+fn shift_cols(e: Expr, by: usize) -> Result<Expr, DbError> {
+    e.rewrite(&mut |x| {
+        Ok(match x {
+            Expr::Col(i) => Some(Expr::Col(*i + by)),
+            _ => None,
+        })
+    })
 }
 
 fn substitute(e: Expr, cols: &[ViewCol]) -> Result<Expr, DbError> {
@@ -429,7 +545,14 @@ fn bind_level(
     }
     let n_data = table.columns.len();
     let mut cols = Vec::with_capacity(v.columns.len());
-    for (t, (name, ty)) in targets.into_iter().zip(&v.columns) {
+    let mut level_defaults = Vec::new();
+    for (pos, (t, (name, ty))) in targets.into_iter().zip(&v.columns).enumerate() {
+        let own_default = if kind == WriteKind::Delete {
+            None
+        } else {
+            bind_view_default(b, v, pos, *ty)?
+        };
+        let mut default = own_default.clone();
         let (expr, base) = match &lower {
             None => {
                 // A plain data column (not a system column) is updatable.
@@ -444,6 +567,9 @@ fn bind_level(
                     Expr::Col(c) => l.cols[c].base,
                     _ => None,
                 };
+                if let (None, Expr::Col(c)) = (&default, &t.expr) {
+                    default = l.cols[*c].default.clone();
+                }
                 let e = if t.expr.has_correlated_subquery() {
                     return Err(DbError::unsupported(
                         "writing through a view over a view whose select list has a correlated subquery",
@@ -454,11 +580,21 @@ fn bind_level(
                 (e, base)
             }
         };
+        if let Some(e) = own_default {
+            level_defaults.push(LevelDefault {
+                view: v.name.clone(),
+                column: name.clone(),
+                base,
+                expr: e,
+                top: true,
+            });
+        }
         cols.push(ViewCol {
             name: name.clone(),
             ty: *ty,
             expr,
             base,
+            default,
         });
     }
     if kind != WriteKind::Delete && cols.iter().all(|c| c.base.is_none()) {
@@ -480,7 +616,14 @@ fn bind_level(
         (c, _) => c,
     };
     let (mut conds, lower_checks) = match lower {
-        Some(l) => (l.conds, l.checks),
+        Some(l) => {
+            level_defaults.extend(
+                l.defaults
+                    .into_iter()
+                    .map(|d| LevelDefault { top: false, ..d }),
+            );
+            (l.conds, l.checks)
+        }
         None => (Vec::new(), Vec::new()),
     };
     // Innermost first, as PostgreSQL checks (and reports) them: CASCADED
@@ -505,6 +648,7 @@ fn bind_level(
         cols,
         conds,
         checks,
+        defaults: level_defaults,
         table_perm: None,
     })
 }

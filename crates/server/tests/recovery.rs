@@ -1356,3 +1356,49 @@ fn generated_columns_survive_crashes() {
     let third = Server::start_on(&dir);
     check_generated(&third);
 }
+
+/// What must hold after each restart of `view_column_defaults_survive_crashes`.
+fn check_view_defaults(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select attname, atthasdef, pg_get_expr(adbin, adrelid) from pg_attribute \
+             left join pg_attrdef on adrelid = attrelid and adnum = attnum \
+             where attrelid = 'vdv'::regclass and attnum > 0 order by attnum"
+        ),
+        "a|t|100\nb|t|'view'::text\nc|f|"
+    );
+    // Still applied by writes through the view, before the table's own.
+    ok(server, "delete from vdt");
+    assert_eq!(
+        ok(server, "insert into vdv default values returning a, b, c"),
+        "100|view|7"
+    );
+}
+
+#[test]
+fn view_column_defaults_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table vdt (a int primary key, b text default 'table', c int default 7)",
+        "create view vdv with (security_barrier) as select a, b, c from vdt",
+        "alter view vdv alter column a set default 100",
+        "alter view vdv alter column b set default 'view'",
+        "alter view vdv alter column c set default 1",
+        "alter view vdv alter column c drop default",
+        "begin; alter view vdv alter column c set default 2; rollback",
+    ] {
+        ok(&server, sql);
+    }
+    check_view_defaults(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_view_defaults(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_view_defaults(&third);
+}

@@ -231,6 +231,8 @@ regress!(
     create_in_pg_temp,
     execute_arg_types,
     lateral_scalar_function,
+    view_column_defaults,
+    view_upsert,
     constraint_using_index,
     column_storage,
     format_variadic,

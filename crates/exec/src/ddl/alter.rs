@@ -49,7 +49,7 @@ pub fn alter_table(
     if at.objtype == pb::ObjectType::ObjectType as i32 {
         return Err(super::enum_type::undefined_type(&name));
     }
-    if let Some(tag) = view_options(ctx, at, &name)? {
+    if let Some(tag) = view_options(ctx, text, at, &name)? {
         return Ok(tag);
     }
     if at.objtype != pb::ObjectType::ObjectTable as i32 {
@@ -97,35 +97,50 @@ pub fn alter_table(
 }
 
 /// ALTER VIEW (or ALTER TABLE of a view) whose commands all SET or
-/// RESET options: `view::alter_view_options`. None for anything else.
+/// RESET options (`view::alter_view_options`) or set or drop column
+/// defaults (`view::alter_view_default`), in order. None for anything
+/// else.
 fn view_options(
     ctx: &mut StatementCtx,
+    text: &str,
     at: &pb::AlterTableStmt,
     name: &str,
 ) -> Result<Option<CommandTag>, DbError> {
     if ctx.catalog.view(name).is_none() || at.cmds.is_empty() {
         return Ok(None);
     }
-    let mut opts: Vec<(bool, &pb::DefElem)> = Vec::new();
+    let mut cmds = Vec::with_capacity(at.cmds.len());
     for c in &at.cmds {
         let NodeEnum::AlterTableCmd(cmd) = nestor_parser::ast::node(c)? else {
             return Ok(None);
         };
-        let set = match pb::AlterTableType::try_from(cmd.subtype) {
-            Ok(pb::AlterTableType::AtSetRelOptions) => true,
-            Ok(pb::AlterTableType::AtResetRelOptions) => false,
+        match pb::AlterTableType::try_from(cmd.subtype) {
+            Ok(pb::AlterTableType::AtSetRelOptions | pb::AlterTableType::AtResetRelOptions)
+                if matches!(
+                    cmd.def.as_deref().and_then(|d| d.node.as_ref()),
+                    Some(NodeEnum::List(_))
+                ) => {}
+            Ok(pb::AlterTableType::AtColumnDefault) => {}
             _ => return Ok(None),
-        };
-        let Some(NodeEnum::List(l)) = cmd.def.as_deref().and_then(|d| d.node.as_ref()) else {
-            return Ok(None);
-        };
-        for item in &l.items {
-            if let NodeEnum::DefElem(d) = nestor_parser::ast::node(item)? {
-                opts.push((set, d));
+        }
+        cmds.push(cmd);
+    }
+    for cmd in cmds {
+        if cmd.subtype == pb::AlterTableType::AtColumnDefault as i32 {
+            super::view::alter_view_default(ctx, text, name, &cmd.name, cmd.def.as_deref())?;
+            continue;
+        }
+        let set = cmd.subtype == pb::AlterTableType::AtSetRelOptions as i32;
+        let mut opts: Vec<(bool, &pb::DefElem)> = Vec::new();
+        if let Some(NodeEnum::List(l)) = cmd.def.as_deref().and_then(|d| d.node.as_ref()) {
+            for item in &l.items {
+                if let NodeEnum::DefElem(d) = nestor_parser::ast::node(item)? {
+                    opts.push((set, d));
+                }
             }
         }
+        super::view::alter_view_options(ctx, name, &opts)?;
     }
-    super::view::alter_view_options(ctx, name, &opts)?;
     let tag = if at.objtype == pb::ObjectType::ObjectView as i32 {
         "ALTER VIEW"
     } else {

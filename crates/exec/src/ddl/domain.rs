@@ -161,7 +161,11 @@ fn default_text(
     let mut b = binder(ctx, &text);
     // (Unpositioned: the tree's locations are in the statement, not in
     // `text`.)
-    super::refuse_columns_and_subqueries("", expr, ("DEFAULT expression", "DEFAULT expression"))?;
+    super::refuse_columns_and_subqueries(
+        "",
+        expr,
+        (super::DEFAULT_EXPRESSION, super::DEFAULT_EXPRESSION),
+    )?;
     b.agg = AggCtx::NotAllowed("DEFAULT expressions");
     let (e, t) = b.bind(expr)?;
     b.coerce_assign(e, t, base)?;

@@ -89,8 +89,13 @@ use crate::tag::CommandTag;
 
 /// An expression where PostgreSQL allows no column references nor
 /// subqueries (a DEFAULT, a partition bound): the first of them met, in
-/// text order, is the error (42P10 `cannot use column reference in
-/// {columns}`, 0A000 `cannot use subquery in {subqueries}`), at it.
+/// text order, is the error (`cannot use column reference in {columns}`:
+/// 42P10 for a partition bound, 0A000 in a DEFAULT, as PostgreSQL's
+/// transformColumnRef; 0A000 `cannot use subquery in {subqueries}`), at
+/// it.
+/// What `refuse_columns_and_subqueries` calls a DEFAULT.
+pub(crate) const DEFAULT_EXPRESSION: &str = "DEFAULT expression";
+
 pub(crate) fn refuse_columns_and_subqueries(
     text: &str,
     n: &pb::Node,
@@ -116,10 +121,12 @@ pub(crate) fn refuse_columns_and_subqueries(
         return Ok(());
     };
     let e = if column {
-        DbError::new(
-            SqlState::InvalidColumnReference,
-            format!("cannot use column reference in {columns}"),
-        )
+        let code = if columns == DEFAULT_EXPRESSION {
+            SqlState::FeatureNotSupported
+        } else {
+            SqlState::InvalidColumnReference
+        };
+        DbError::new(code, format!("cannot use column reference in {columns}"))
     } else {
         DbError::new(
             SqlState::FeatureNotSupported,

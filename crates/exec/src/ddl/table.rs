@@ -922,7 +922,11 @@ pub(super) fn column_def(
 /// Bind a DEFAULT expression (so errors surface now), store its SQL text in
 /// the column, and return the bound expression.
 pub(super) fn set_default(b: &mut Binder, col: &mut Column, d: &Node) -> Result<Expr, DbError> {
-    super::refuse_columns_and_subqueries(b.text, d, ("DEFAULT expression", "DEFAULT expression"))?;
+    super::refuse_columns_and_subqueries(
+        b.text,
+        d,
+        (super::DEFAULT_EXPRESSION, super::DEFAULT_EXPRESSION),
+    )?;
     b.agg = AggCtx::NotAllowed("DEFAULT expressions");
     let (e, t) = b.bind(d)?;
     let e = b.coerce_assign(e, t, col.ty)?;

@@ -176,6 +176,11 @@ pub fn create_view(
             .as_ref()
             .map(|p| p.triggers.clone())
             .unwrap_or_default(),
+        // OR REPLACE keeps the columns, and so their defaults.
+        defaults: prev
+            .as_ref()
+            .map(|p| p.defaults.clone())
+            .unwrap_or_default(),
     };
     let def = Arc::new(def);
     if check_option != ViewCheckOption::None {
@@ -333,6 +338,88 @@ pub(crate) fn alter_view_options(
     }
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutView(def))
+}
+
+/// ALTER VIEW name ALTER [COLUMN] col SET DEFAULT expr / DROP DEFAULT:
+/// the default is checked as a table column's (no column references, no
+/// subqueries, assignable to the column's type) and kept as SQL text in
+/// the view's definition; writes through the view apply it
+/// (`nestor_plan::view_write`).
+pub(crate) fn alter_view_default(
+    ctx: &mut StatementCtx,
+    text: &str,
+    name: &str,
+    column: &str,
+    expr: Option<&pb::Node>,
+) -> Result<(), DbError> {
+    let Some(v) = ctx.catalog.view(name) else {
+        return Err(DbError::new(
+            SqlState::UndefinedTable,
+            format!("relation \"{name}\" does not exist"),
+        ));
+    };
+    crate::privilege::require_owner(
+        ctx,
+        nestor_catalog::acl::ObjKind::Table,
+        v.oid.0,
+        "view",
+        &v.name,
+    )?;
+    let pos = v
+        .columns
+        .iter()
+        .position(|(n, _)| n == column)
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedColumn,
+                format!(
+                    "column \"{column}\" of relation \"{}\" does not exist",
+                    v.name
+                ),
+            )
+        })?;
+    let mut defaults: Vec<(usize, String)> = v
+        .defaults
+        .iter()
+        .filter(|(p, _)| *p != pos)
+        .cloned()
+        .collect();
+    if let Some(d) = expr {
+        // PostgreSQL cooks an ALTER's default without the statement's
+        // text: its errors have no position.
+        let checked = check_default(ctx, text, d, v.columns[pos].1).map_err(|mut e| {
+            e.position = None;
+            e
+        });
+        defaults.push((pos, checked?));
+        defaults.sort_by_key(|(p, _)| *p);
+    }
+    let def = Arc::new(ViewDef {
+        defaults,
+        ..(*v).clone()
+    });
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(def))
+}
+
+/// A view column's DEFAULT expression, bound and coerced to the column's
+/// type as a table column's is, as the SQL text the view keeps.
+fn check_default(
+    ctx: &StatementCtx,
+    text: &str,
+    d: &pb::Node,
+    ty: DataType,
+) -> Result<String, DbError> {
+    super::refuse_columns_and_subqueries(
+        text,
+        d,
+        (super::DEFAULT_EXPRESSION, super::DEFAULT_EXPRESSION),
+    )?;
+    let mut b = super::binder(ctx, text);
+    b.agg = nestor_plan::bind::AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = b.bind(d)?;
+    b.coerce_assign(e, t, ty)?;
+    nestor_parser::deparse_expr(d)
 }
 
 /// OR REPLACE keeps the old columns (same names and types, in order) and
