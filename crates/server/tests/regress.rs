@@ -225,6 +225,7 @@ regress!(
     fk_match_full,
     reassign_drop_owned,
     extensions_builtin,
+    matview_dependents,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

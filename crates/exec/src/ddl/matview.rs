@@ -57,6 +57,104 @@ pub(crate) fn mark(
     super::put_table(ctx, new)
 }
 
+/// The materialized views whose queries read relation `oid` (not those
+/// in `dropping`), and what reads them in turn, as (matview, the DETAIL
+/// line naming what it depends on).
+fn dependents(
+    ctx: &StatementCtx,
+    oid: nestor_common::RelId,
+    what: &str,
+    dropping: &[nestor_common::RelId],
+    out: &mut Vec<(Arc<nestor_catalog::TableDef>, String)>,
+) {
+    let mut direct: Vec<Arc<nestor_catalog::TableDef>> = ctx
+        .catalog
+        .tables()
+        .into_iter()
+        .filter(|t| {
+            !dropping.contains(&t.oid)
+                && !out.iter().any(|(o, _)| o.oid == t.oid)
+                && t.matview
+                    .as_ref()
+                    .is_some_and(|m| m.depends_on.contains(&oid))
+        })
+        .collect();
+    direct.sort_by_key(|t| t.oid);
+    for t in direct {
+        let line = format!("materialized view {} depends on {what}", t.name);
+        let inner = format!("materialized view {}", t.name);
+        out.push((t.clone(), line));
+        dependents(ctx, t.oid, &inner, dropping, out);
+    }
+}
+
+/// DROP of relation `oid` (`what`: "table t", "view v") with materialized
+/// views reading it: 2BP01 naming them and what reads them, or with
+/// CASCADE they go first (with the views over them), in one NOTICE.
+pub(crate) fn drop_dependents(
+    ctx: &mut StatementCtx,
+    oid: nestor_common::RelId,
+    what: &str,
+    dropping: &[nestor_common::RelId],
+    cascade: bool,
+) -> Result<(), DbError> {
+    let mut deps = Vec::new();
+    dependents(ctx, oid, what, dropping, &mut deps);
+    if deps.is_empty() {
+        return Ok(());
+    }
+    // The views over them are named (and dropped) with them.
+    let mut lines = Vec::new();
+    let mut gone = Vec::new();
+    for (t, line) in &deps {
+        lines.push(line.clone());
+        gone.push(format!("materialized view {}", t.name));
+        for v in super::view::dependent_views(ctx, t.oid) {
+            if !dropping.contains(&v.oid) {
+                lines.push(format!(
+                    "view {} depends on materialized view {}",
+                    v.name, t.name
+                ));
+                gone.push(format!("view {}", v.name));
+            }
+        }
+    }
+    if !cascade {
+        return Err(super::dependents_remain(what, lines));
+    }
+    let before = ctx.notices.len();
+    for (t, _) in deps.iter().rev() {
+        if ctx.catalog.table_by_oid(t.oid).is_none() {
+            continue;
+        }
+        let name = ctx.catalog.qualify(t.namespace, &t.name);
+        let inner = format!("materialized view {}", t.name);
+        super::view::drop_dependent_views(ctx, t.oid, &inner, dropping, true)?;
+        super::drop_table(ctx, &name)?;
+    }
+    // One NOTICE for all of them, as PostgreSQL's reportDependentObjects.
+    ctx.notices.truncate(before);
+    let e = match gone.as_slice() {
+        [one] => DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {one}"),
+        ),
+        many => DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {} other objects", many.len()),
+        )
+        .with_detail(
+            many.iter()
+                .map(|g| format!("drop cascades to {g}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+    };
+    ctx.notices
+        .push(e.with_severity(nestor_common::error::Severity::Notice));
+    Ok(())
+}
+
 /// REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA].
 pub fn refresh(ctx: &mut StatementCtx, st: &pb::RefreshMatViewStmt) -> Result<CommandTag, DbError> {
     let rv = st
@@ -117,7 +215,23 @@ pub fn refresh(ctx: &mut StatementCtx, st: &pb::RefreshMatViewStmt) -> Result<Co
         let saved = ctx.catalog.enter_view_path();
         let rows = (crate::ROUTINES.query_rows)(ctx, &mv.query);
         ctx.catalog.restore_search_path(saved);
-        let rows = rows?;
+        let mut rows = rows?;
+        // Its columns are those of its creation: a table its query reads
+        // with `*` may have more now (they are left out, as a view leaves
+        // them), never fewer.
+        let width = def.columns.iter().filter(|c| !c.dropped).count();
+        for r in &mut rows {
+            if r.len() < width {
+                return Err(DbError::new(
+                    SqlState::ObjectNotInPrerequisiteState,
+                    format!(
+                        "materialized view \"{name}\" cannot be refreshed: its query now yields {} columns",
+                        r.len()
+                    ),
+                ));
+            }
+            r.truncate(width);
+        }
         let target = nestor_plan::modify::copy_target(ctx.catalog, ctx.eval, &name, &[])?;
         let mut done = 0;
         crate::modify::copy_insert(ctx, &target, rows, &mut done)?;

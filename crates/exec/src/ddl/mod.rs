@@ -398,6 +398,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                         format!("table {name}")
                     };
                     view::drop_dependent_views(ctx, t.oid, &what, &dropping, cascade)?;
+                    matview::drop_dependents(ctx, t.oid, &what, &dropping, cascade)?;
                     row_type_functions(ctx, &t, &what, cascade)?;
                 }
                 drop_table(ctx, &name)?

@@ -742,7 +742,9 @@ pub(crate) fn drop_view(
     let Some(v) = ctx.catalog.view(name) else {
         return Ok(());
     };
-    drop_dependent_views(ctx, v.oid, &format!("view {name}"), dropping, cascade)?;
+    let what = format!("view {name}");
+    drop_dependent_views(ctx, v.oid, &what, dropping, cascade)?;
+    super::matview::drop_dependents(ctx, v.oid, &what, dropping, cascade)?;
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::DropView(name.to_string()))
 }
