@@ -226,6 +226,7 @@ regress!(
     reassign_drop_owned,
     extensions_builtin,
     matview_dependents,
+    select_into_table,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

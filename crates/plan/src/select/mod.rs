@@ -111,8 +111,15 @@ fn plan_select(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     if let Some(w) = &sel.with_clause {
         plan_with(b, w)?;
     }
-    if sel.into_clause.is_some() {
-        return Err(DbError::unsupported("SELECT INTO"));
+    // A top-level SELECT INTO is CREATE TABLE AS before it gets here
+    // (the session's `select_into`): any other INTO is misplaced.
+    if let Some(into) = &sel.into_clause {
+        let at = into.rel.as_ref().map_or(-1, |r| r.location);
+        return Err(err_at(
+            DbError::new(SqlState::SyntaxError, "SELECT ... INTO is not allowed here"),
+            b.text,
+            at,
+        ));
     }
     match set_op(sel) {
         pb::SetOperation::SetopNone | pb::SetOperation::Undefined => {}
@@ -396,6 +403,17 @@ fn plan_setop(
         .rarg
         .as_deref()
         .ok_or_else(|| DbError::internal("set operation without right side"))?;
+    if let Some(into) = &r.into_clause {
+        let at = into.rel.as_ref().map_or(-1, |r| r.location);
+        return Err(err_at(
+            DbError::new(
+                SqlState::SyntaxError,
+                "INTO is only allowed on first SELECT of UNION/INTERSECT/EXCEPT",
+            ),
+            b.text,
+            at,
+        ));
+    }
     let (lp, lc) = plan_query(b, l)?;
     let lcor = b.last_correlated;
     let (rp, rc) = plan_query(b, r)?;
