@@ -31,7 +31,13 @@ use crate::value::Value;
 
 /// The extensions CREATE EXTENSION installs, with their versions
 /// (PostgreSQL 15's default versions).
-pub const AVAILABLE: &[(&str, &str)] = &[("pgcrypto", "1.3"), ("uuid-ossp", "1.1")];
+/// pg_stat_statements is built in (its view always exists, see
+/// docs/observability.md): installing it records it, nothing more.
+pub const AVAILABLE: &[(&str, &str)] = &[
+    ("pg_stat_statements", "1.10"),
+    ("pgcrypto", "1.3"),
+    ("uuid-ossp", "1.1"),
+];
 
 /// Bytes one gen_random_bytes call may return (pgcrypto's limit).
 pub const RANDOM_BYTES_MAX: i64 = 1024;

@@ -37,3 +37,7 @@ begin; drop extension pgcrypto; rollback;
 select encode(digest('x', 'md5'), 'hex');
 drop extension pgcrypto;
 drop table ext_t;
+-- pg_stat_statements is built in: installing it records it
+create extension if not exists pg_stat_statements;
+select extname, extversion from pg_extension where extname = 'pg_stat_statements';
+drop extension pg_stat_statements;

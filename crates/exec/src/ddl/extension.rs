@@ -1,6 +1,6 @@
 //! CREATE EXTENSION / DROP EXTENSION for the extensions Nestor provides
-//! (`nestor_types::extensions::AVAILABLE`: pgcrypto, uuid-ossp; plpgsql is
-//! always there). Their functions are the engine's own; what the catalog
+//! (`nestor_types::extensions::AVAILABLE`: pg_stat_statements, pgcrypto,
+//! uuid-ossp; plpgsql is always there). Their functions are the engine's own; what the catalog
 //! keeps per database is which are installed (pg_extension), and the
 //! binder treats a function of an extension that is not installed as not
 //! existing.
@@ -34,7 +34,9 @@ fn unsupported(name: &str) -> DbError {
         SqlState::FeatureNotSupported,
         format!("extension \"{name}\" is not available"),
     )
-    .with_detail("Nestor provides the extensions plpgsql, pgcrypto and uuid-ossp.")
+    .with_detail(
+        "Nestor provides the extensions plpgsql, pg_stat_statements, pgcrypto and uuid-ossp.",
+    )
 }
 
 /// What calls extension `name`'s functions (column defaults, CHECK
