@@ -110,9 +110,16 @@ fn select_into(stmt: &RawStmt) -> Option<RawStmt> {
     let Some(NodeEnum::SelectStmt(sel)) = stmt.stmt.as_ref()?.node.as_ref() else {
         return None;
     };
-    let into = sel.into_clause.clone()?;
+    // The INTO of a set operation is its leftmost SELECT's.
     let mut query = sel.clone();
-    query.into_clause = None;
+    let mut leaf = &mut *query;
+    while leaf.into_clause.is_none() {
+        match leaf.larg.as_deref_mut() {
+            Some(l) if leaf.op > 1 => leaf = l,
+            _ => return None,
+        }
+    }
+    let into = leaf.into_clause.take()?;
     let cta = nestor_parser::pb::CreateTableAsStmt {
         query: Some(Box::new(nestor_parser::pb::Node {
             node: Some(NodeEnum::SelectStmt(query)),

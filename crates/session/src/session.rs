@@ -49,40 +49,6 @@ use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
 use crate::txn_block::{aborted_error, BlockState, TxnBlock};
 mod copy_server;
 mod ctas_execute;
-
-/// `SELECT ... INTO [TEMP | UNLOGGED] [TABLE] t FROM ...`: the CREATE
-/// TABLE AS it is (PostgreSQL's analyzer turns it into one too). Only
-/// the top-level SELECT may have INTO; the planner refuses it elsewhere.
-fn select_into(raw: &RawStmt) -> Option<RawStmt> {
-    let NodeEnum::SelectStmt(sel) = raw.stmt.as_ref()?.node.as_ref()? else {
-        return None;
-    };
-    // The INTO of a set operation is its leftmost SELECT's.
-    let mut query = (**sel).clone();
-    let mut leaf = &mut query;
-    while leaf.into_clause.is_none() {
-        match leaf.larg.as_deref_mut() {
-            Some(l) if leaf.op > 1 => leaf = l,
-            _ => return None,
-        }
-    }
-    let into = leaf.into_clause.take()?;
-    let cta = nestor_parser::pb::CreateTableAsStmt {
-        query: Some(Box::new(nestor_parser::pb::Node {
-            node: Some(NodeEnum::SelectStmt(Box::new(query))),
-        })),
-        into: Some(into),
-        objtype: nestor_parser::pb::ObjectType::ObjectTable as i32,
-        is_select_into: true,
-        if_not_exists: false,
-    };
-    Some(RawStmt {
-        stmt: Some(Box::new(nestor_parser::pb::Node {
-            node: Some(NodeEnum::CreateTableAsStmt(Box::new(cta))),
-        })),
-        ..raw.clone()
-    })
-}
 mod utility;
 use nestor_exec::registry::{Activity, CancelToken, SessionShared, TerminateSignal};
 use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowSink, RowsCommand, StatementCtx};
@@ -808,9 +774,6 @@ impl Session {
         if let Some((text, raw)) = ctas_execute::rewrite(self, text, node)? {
             return self.exec_raw(&text, &raw, params, rows);
         }
-        if let Some(raw) = select_into(raw) {
-            return self.exec_raw(text, &raw, params, rows);
-        }
         if nestor_plan::handles(node) {
             let current_of = self.rewrite_current_of(raw, false)?;
             let prepared = self.prepare_query(text, current_of.as_ref().unwrap_or(raw), &[])?;
@@ -1420,7 +1383,6 @@ impl Session {
         raw: RawStmt,
         hints: &[u32],
     ) -> Result<PreparedStmt, DbError> {
-        let raw = select_into(&raw).unwrap_or(raw);
         let node = raw
             .stmt
             .as_ref()

@@ -43,25 +43,15 @@ fn unsupported(name: &str) -> DbError {
 /// constraints, views), as DROP's 2BP01 DETAIL lines.
 fn users_of(ctx: &StatementCtx, name: &str) -> Vec<String> {
     let calls = |sql: &str| -> Vec<String> {
-        let Ok(stmts) = nestor_parser::parse_sql(sql) else {
-            return Vec::new();
-        };
         let mut out = Vec::new();
-        for st in &stmts {
-            let Some(n) = st.stmt.as_ref().and_then(|n| n.node.as_ref()) else {
-                continue;
-            };
-            for (r, ..) in n.nodes() {
-                let nestor_parser::NodeRef::FuncCall(f) = r else {
-                    continue;
-                };
-                let fname = nestor_plan::bind::names(&f.funcname);
-                let Some(last) = fname.last() else { continue };
+        super::each_call(sql, |f| {
+            let fname = nestor_plan::bind::names(&f.funcname);
+            if let Some(last) = fname.last() {
                 if nestor_types::extensions::provider(last) == Some(name) {
                     out.push(nestor_types::extensions::signature(last, f.args.len()));
                 }
             }
-        }
+        });
         out
     };
     let mut out = Vec::new();

@@ -249,17 +249,7 @@ pub fn rename_function(
     kind: pb::ObjectType,
     new_name: &str,
 ) -> Result<(), DbError> {
-    let f = lookup(ctx, owa, kind)?;
-    if !ctx.role.superuser {
-        let word = if f.procedure { "procedure" } else { "function" };
-        crate::privilege::require_owner(
-            ctx,
-            nestor_catalog::acl::ObjKind::Function,
-            f.oid.0,
-            word,
-            &f.name,
-        )?;
-    }
+    let f = owned(ctx, owa, kind)?;
     let inputs = f.input_types();
     if ctx
         .catalog
@@ -292,6 +282,26 @@ fn type_list(types: &[nestor_types::DataType]) -> String {
         .map(|t| t.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The function or procedure `owa` names, for an ALTER by its owner.
+fn owned(
+    ctx: &StatementCtx,
+    owa: &pb::ObjectWithArgs,
+    kind: pb::ObjectType,
+) -> Result<Arc<FunctionDef>, DbError> {
+    let f = lookup(ctx, owa, kind)?;
+    if !ctx.role.superuser {
+        let word = if f.procedure { "procedure" } else { "function" };
+        crate::privilege::require_owner(
+            ctx,
+            nestor_catalog::acl::ObjKind::Function,
+            f.oid.0,
+            word,
+            &f.name,
+        )?;
+    }
+    Ok(f)
 }
 
 /// The function or procedure `owa` names, as PostgreSQL's
@@ -403,17 +413,7 @@ pub fn alter_function(
         .func
         .as_ref()
         .ok_or_else(|| DbError::internal("ALTER FUNCTION without a function"))?;
-    let f = lookup(ctx, owa, kind)?;
-    if !ctx.role.superuser {
-        let word = if f.procedure { "procedure" } else { "function" };
-        crate::privilege::require_owner(
-            ctx,
-            nestor_catalog::acl::ObjKind::Function,
-            f.oid.0,
-            word,
-            &f.name,
-        )?;
-    }
+    let f = owned(ctx, owa, kind)?;
     let mut new = (*f).clone();
     let mut seen: Vec<&str> = Vec::new();
     for a in &st.actions {

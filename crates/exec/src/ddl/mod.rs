@@ -517,53 +517,60 @@ fn default_dependents(ctx: &mut StatementCtx, name: &str, cascade: bool) -> Resu
 /// The OIDs of the sequences a default expression's nextval / currval /
 /// setval calls name with a constant.
 fn sequences_called(ctx: &StatementCtx, default: &str) -> Vec<u32> {
-    let Ok(stmts) = nestor_parser::parse_sql(&format!("SELECT {default}")) else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
+    each_call(&format!("SELECT {default}"), |f| {
+        let fname = bind::names(&f.funcname);
+        if !matches!(
+            fname.last().map(String::as_str),
+            Some("nextval" | "currval" | "setval")
+        ) {
+            return;
+        }
+        let Some(arg) = f.args.first().and_then(|a| a.node.as_ref()) else {
+            return;
+        };
+        // A regclass constant: a bare literal (nextval takes regclass)
+        // or one cast to regclass; a text one is looked up at each call.
+        let lit = match arg {
+            NodeEnum::TypeCast(tc)
+                if tc.type_name.as_ref().is_some_and(|t| {
+                    bind::names(&t.names)
+                        .last()
+                        .is_some_and(|n| n == "regclass")
+                }) =>
+            {
+                tc.arg.as_ref().and_then(|a| a.node.as_ref())
+            }
+            NodeEnum::TypeCast(_) => None,
+            other => Some(other),
+        };
+        if let Some(NodeEnum::AConst(c)) = lit {
+            if let Some(pb::a_const::Val::Sval(s)) = &c.val {
+                if let Some(sq) = ctx.catalog.sequence(&s.sval) {
+                    out.push(sq.oid.0);
+                }
+            }
+        }
+    });
+    out
+}
+
+/// Call `f` on every function call of the SQL `sql` (nothing when it
+/// does not parse).
+pub(crate) fn each_call(sql: &str, mut f: impl FnMut(&pb::FuncCall)) {
+    let Ok(stmts) = nestor_parser::parse_sql(sql) else {
+        return;
+    };
     for st in &stmts {
         let Some(n) = st.stmt.as_ref().and_then(|n| n.node.as_ref()) else {
             continue;
         };
         for (r, ..) in n.nodes() {
-            let nestor_parser::NodeRef::FuncCall(f) = r else {
-                continue;
-            };
-            let fname = bind::names(&f.funcname);
-            if !matches!(
-                fname.last().map(String::as_str),
-                Some("nextval" | "currval" | "setval")
-            ) {
-                continue;
-            }
-            let Some(arg) = f.args.first().and_then(|a| a.node.as_ref()) else {
-                continue;
-            };
-            // A regclass constant: a bare literal (nextval takes regclass)
-            // or one cast to regclass; a text one is looked up at each call.
-            let lit = match arg {
-                NodeEnum::TypeCast(tc)
-                    if tc.type_name.as_ref().is_some_and(|t| {
-                        bind::names(&t.names)
-                            .last()
-                            .is_some_and(|n| n == "regclass")
-                    }) =>
-                {
-                    tc.arg.as_ref().and_then(|a| a.node.as_ref())
-                }
-                NodeEnum::TypeCast(_) => None,
-                other => Some(other),
-            };
-            if let Some(NodeEnum::AConst(c)) = lit {
-                if let Some(pb::a_const::Val::Sval(s)) = &c.val {
-                    if let Some(sq) = ctx.catalog.sequence(&s.sval) {
-                        out.push(sq.oid.0);
-                    }
-                }
+            if let nestor_parser::NodeRef::FuncCall(call) = r {
+                f(call);
             }
         }
     }
-    out
 }
 
 /// The catalog's name for a relation written as `parts` (`schema.name`

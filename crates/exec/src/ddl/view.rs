@@ -300,12 +300,8 @@ impl ViewOptions {
     }
 }
 
-/// ALTER VIEW name SET (option = value, ...) / RESET (option, ...).
-pub(crate) fn alter_view_options(
-    ctx: &mut StatementCtx,
-    name: &str,
-    cmds: &[(bool, &pb::DefElem)],
-) -> Result<(), DbError> {
+/// View `name` for an ALTER by its owner (42P01, 42501).
+fn owned_view(ctx: &StatementCtx, name: &str) -> Result<Arc<ViewDef>, DbError> {
     let Some(v) = ctx.catalog.view(name) else {
         return Err(DbError::new(
             SqlState::UndefinedTable,
@@ -319,6 +315,16 @@ pub(crate) fn alter_view_options(
         "view",
         &v.name,
     )?;
+    Ok(v)
+}
+
+/// ALTER VIEW name SET (option = value, ...) / RESET (option, ...).
+pub(crate) fn alter_view_options(
+    ctx: &mut StatementCtx,
+    name: &str,
+    cmds: &[(bool, &pb::DefElem)],
+) -> Result<(), DbError> {
+    let v = owned_view(ctx, name)?;
     let mut o = ViewOptions::from_def(&v);
     for (set, d) in cmds {
         if *set {
@@ -352,19 +358,7 @@ pub(crate) fn alter_view_default(
     column: &str,
     expr: Option<&pb::Node>,
 ) -> Result<(), DbError> {
-    let Some(v) = ctx.catalog.view(name) else {
-        return Err(DbError::new(
-            SqlState::UndefinedTable,
-            format!("relation \"{name}\" does not exist"),
-        ));
-    };
-    crate::privilege::require_owner(
-        ctx,
-        nestor_catalog::acl::ObjKind::Table,
-        v.oid.0,
-        "view",
-        &v.name,
-    )?;
+    let v = owned_view(ctx, name)?;
     let pos = v
         .columns
         .iter()
