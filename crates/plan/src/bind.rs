@@ -1810,11 +1810,15 @@ impl<'e> Binder<'e> {
             }
         }
         let types: Vec<DataType> = cols.iter().map(|(_, c)| c.ty).collect();
+        // (Not for a table read under another table's name: a partition's
+        // or child's rows checked as the named parent's.)
+        let catalog = self.catalog;
+        let misnamed = |oid: u32| catalog.table(name).is_some_and(|t| t.oid.0 != oid);
         let ty = match aliased
             .is_none()
-            .then(|| table_row_type(scope, name, &types))
+            .then(|| table_row_type(scope, name, &types).filter(|(oid, _)| !misnamed(*oid)))
         {
-            Some(Some(t)) => t,
+            Some(Some((_, t))) => t,
             _ => DataType::Record(nestor_types::datatype::record_type(
                 cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
             )),
@@ -5877,7 +5881,7 @@ fn view_row_type(v: &nestor_catalog::ViewDef, tn: &pb::TypeName) -> Result<DataT
     Ok(nestor_types::composites::note_row_type(def).data_type())
 }
 
-fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<DataType> {
+fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<(u32, DataType)> {
     let oid = scope.cols[scope.floor..]
         .iter()
         .find(|c| c.hidden && c.attnum == -1 && c.table_oid != 0 && c.rel == name)?
@@ -5885,7 +5889,7 @@ fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<DataT
     let def = nestor_types::composites::lookup(oid).filter(|d| d.relid == oid)?;
     let same =
         def.attrs.len() == types.len() && def.attrs.iter().zip(types).all(|((_, t), u)| t == u);
-    same.then(|| def.data_type())
+    same.then(|| (oid, def.data_type()))
 }
 
 fn plain_tableoid(scope: &Scope, rel: Option<&str>) -> Option<u32> {
