@@ -227,6 +227,7 @@ regress!(
     extensions_builtin,
     matview_dependents,
     select_into_table,
+    drop_type_cascade_functions,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

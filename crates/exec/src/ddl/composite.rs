@@ -252,9 +252,16 @@ pub(super) fn drop_composites(
             super::domain::drop_domain_defs(ctx, domains, why, true)?;
             continue;
         }
+        // CASCADE drops the functions that take or return it, when
+        // they are all that uses it.
+        let functions = super::function::using_type(ctx, &|t| uses(t, def.oid));
+        if cascade && deps.len() == functions.len() {
+            super::function::drop_cascaded(ctx, functions)?;
+            continue;
+        }
         if cascade {
             return Err(DbError::unsupported(
-                "DROP TYPE ... CASCADE of a type other objects use",
+                "DROP TYPE ... CASCADE of a type columns, attributes or views use",
             ));
         }
         return Err(super::dependents_remain(

@@ -311,7 +311,8 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
         }
     }
     for f in ctx.catalog.all_functions() {
-        if f.args.iter().any(|a| uses(a.ty)) {
+        let returns = matches!(f.returns, nestor_catalog::Returns::Scalar(t) if uses(t));
+        if f.args.iter().any(|a| uses(a.ty)) || returns {
             out.push(super::function::described(&f));
         }
     }
@@ -323,15 +324,24 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
     out
 }
 
-fn check_unused(ctx: &StatementCtx, def: &EnumDef, ds: &pb::DropStmt) -> Result<(), DbError> {
+fn check_unused(ctx: &mut StatementCtx, def: &EnumDef, ds: &pb::DropStmt) -> Result<(), DbError> {
     let deps = dependents(ctx, def.oid);
     if deps.is_empty() {
         return Ok(());
     }
     let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    // CASCADE drops the functions that take or return it, when they are
+    // all that uses it.
+    let oid = def.oid;
+    let uses =
+        move |t: DataType| t == DataType::Enum(oid) || t.element() == Some(DataType::Enum(oid));
+    let functions = super::function::using_type(ctx, &uses);
+    if cascade && deps.len() == functions.len() {
+        return super::function::drop_cascaded(ctx, functions);
+    }
     if cascade {
         return Err(DbError::unsupported(
-            "DROP TYPE ... CASCADE of a type other objects use",
+            "DROP TYPE ... CASCADE of a type columns, attributes or views use",
         ));
     }
     Err(super::dependents_remain(

@@ -507,3 +507,50 @@ pub(crate) fn signature_type(
             .ok_or(e)
     })
 }
+
+/// The functions whose arguments or result `uses` (a type test):
+/// dependents of a DROP TYPE, by OID.
+pub(crate) fn using_type(
+    ctx: &StatementCtx,
+    uses: &dyn Fn(nestor_types::DataType) -> bool,
+) -> Vec<Arc<FunctionDef>> {
+    let mut out: Vec<Arc<FunctionDef>> = ctx
+        .catalog
+        .all_functions()
+        .into_iter()
+        .filter(|f| {
+            f.args.iter().any(|a| uses(a.ty))
+                || matches!(f.returns, nestor_catalog::Returns::Scalar(t) if uses(t))
+        })
+        .collect();
+    out.sort_by_key(|f| f.oid);
+    out
+}
+
+/// DROP ... CASCADE reaching functions: they go, with PostgreSQL's NOTICE
+/// naming them.
+pub(crate) fn drop_cascaded(
+    ctx: &mut StatementCtx,
+    functions: Vec<Arc<FunctionDef>>,
+) -> Result<(), DbError> {
+    let lines: Vec<String> = functions
+        .iter()
+        .map(|f| format!("drop cascades to {}", described(f)))
+        .collect();
+    let e = match lines.as_slice() {
+        [] => return Ok(()),
+        [one] => DbError::new(SqlState::SuccessfulCompletion, one.clone()),
+        many => DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {} other objects", many.len()),
+        )
+        .with_detail(many.join("\n")),
+    };
+    ctx.notices
+        .push(e.with_severity(nestor_common::error::Severity::Notice));
+    for f in functions {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f))?;
+    }
+    Ok(())
+}
