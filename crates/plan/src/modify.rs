@@ -598,12 +598,10 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         WriteTarget::Table(t) => t,
         WriteTarget::View(v) => return plan_insert_view(b, ins, rv, &v),
     };
-    // INSERT; SELECT too when RETURNING reads the row, UPDATE for ON
+    // INSERT; SELECT of the columns RETURNING reads (its scope marks
+    // them: `RETURNING 1` needs none, as in PostgreSQL), UPDATE for ON
     // CONFLICT DO UPDATE (which also reads the existing row).
     let mut privs = acl::INSERT;
-    if !ins.returning_list.is_empty() {
-        privs |= acl::SELECT;
-    }
     if ins
         .on_conflict_clause
         .as_deref()

@@ -228,6 +228,7 @@ regress!(
     matview_dependents,
     select_into_table,
     drop_type_cascade_functions,
+    returning_column_privileges,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,
