@@ -229,6 +229,7 @@ regress!(
     select_into_table,
     drop_type_cascade_functions,
     returning_column_privileges,
+    having_degenerate,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

@@ -1160,8 +1160,13 @@ fn plan_aggregation(
     }
     let width = q.group.len() + usize::from(mask.is_some()) + aggs.len();
     let group = std::mem::take(&mut q.group);
-    let aggs = aggs.into_iter().map(|call| AggSpec { call }).collect();
+    let aggs: Vec<AggSpec> = aggs.into_iter().map(|call| AggSpec { call }).collect();
+    // A grouped query with no GROUP BY and no aggregate (only HAVING) is
+    // one group of no columns whatever its input holds: PostgreSQL does
+    // not scan it (so its WHERE is never evaluated), a Result.
+    let degenerate = group.is_empty() && aggs.is_empty() && q.sets.is_none();
     let plan = match q.sets.take() {
+        _ if degenerate => Plan::Single,
         Some(sets) => Plan::GroupingSets {
             input: Box::new(input),
             group,
