@@ -230,6 +230,7 @@ regress!(
     drop_type_cascade_functions,
     returning_column_privileges,
     having_degenerate,
+    setop_order_hint,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

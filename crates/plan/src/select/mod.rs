@@ -610,7 +610,11 @@ fn finish_simple_output(
             };
             let expr = match output_ref(b, req(&sb.node)?, &cols)? {
                 Some(i) => Expr::Col(i),
-                None => b.bind(req(&sb.node)?)?.0,
+                None => {
+                    b.bind(req(&sb.node)?)
+                        .map_err(|e| setop_arm_hint(e, sel))?
+                        .0
+                }
             };
             keys.push(sort_key(expr, sb)?);
         }
@@ -624,6 +628,58 @@ fn finish_simple_output(
         return Err(locking_with_setop(l)?);
     }
     Ok((plan, cols))
+}
+
+/// A set operation's ORDER BY naming a column of one of its SELECTs that
+/// is not an output column: PostgreSQL's hint naming that SELECT as
+/// `*SELECT* n` (its leaves numbered left to right).
+fn setop_arm_hint(e: DbError, sel: &pb::SelectStmt) -> DbError {
+    if e.code != SqlState::UndefinedColumn
+        || e.hint.is_some()
+        || set_op(sel) == pb::SetOperation::SetopNone
+    {
+        return e;
+    }
+    let Some(name) = e
+        .message
+        .strip_prefix("column \"")
+        .and_then(|m| m.strip_suffix("\" does not exist"))
+        .map(str::to_string)
+    else {
+        return e;
+    };
+    fn leaves<'a>(s: &'a pb::SelectStmt, out: &mut Vec<&'a pb::SelectStmt>) {
+        match (s.larg.as_deref(), s.rarg.as_deref()) {
+            (Some(l), Some(r)) if s.op > 1 => {
+                leaves(l, out);
+                leaves(r, out);
+            }
+            _ => out.push(s),
+        }
+    }
+    let mut all = Vec::new();
+    leaves(sel, &mut all);
+    for (n, leaf) in all.iter().enumerate() {
+        let names = leaf.target_list.iter().filter_map(|t| {
+            let NodeEnum::ResTarget(rt) = node(t).ok()? else {
+                return None;
+            };
+            if !rt.name.is_empty() {
+                return Some(rt.name.clone());
+            }
+            match rt.val.as_deref().and_then(|v| v.node.as_ref())? {
+                NodeEnum::ColumnRef(c) => bind::names(&c.fields).pop(),
+                _ => None,
+            }
+        });
+        if names.into_iter().any(|x| x == name) {
+            return e.with_hint(format!(
+                "There is a column named \"{name}\" in table \"*SELECT* {}\", but it cannot be referenced from this part of the query.",
+                n + 1
+            ));
+        }
+    }
+    e
 }
 
 /// A locking clause on a set operation, named by its strength.
