@@ -154,6 +154,7 @@ pub fn location_of(n: &NodeEnum) -> i32 {
         NodeEnum::RangeVar(r) => r.location,
         NodeEnum::AArrayExpr(a) => a.location,
         NodeEnum::CollateClause(c) => c.location,
+        NodeEnum::SetToDefault(d) => d.location,
         _ => -1,
     }
 }

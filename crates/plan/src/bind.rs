@@ -981,6 +981,16 @@ impl<'e> Binder<'e> {
             NodeEnum::AIndirection(i) => self.bind_indirection(i),
             NodeEnum::CollateClause(c) => self.bind_collate(c),
             NodeEnum::RowExpr(r) => self.bind_row(&r.args),
+            // DEFAULT where INSERT's VALUES or UPDATE's SET do not take it
+            // (they handle it before binding).
+            NodeEnum::SetToDefault(d) => Err(err_at(
+                DbError::new(
+                    SqlState::SyntaxError,
+                    "DEFAULT is not allowed in this context",
+                ),
+                self.text,
+                d.location,
+            )),
             other => Err(unsupported_node(other)),
         }
     }

@@ -231,6 +231,7 @@ regress!(
     returning_column_privileges,
     having_degenerate,
     setop_order_hint,
+    default_positions,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,
