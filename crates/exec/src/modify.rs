@@ -645,15 +645,31 @@ fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> 
     }
     let ec = ev.ctx.eval;
     let (catalog, role) = (ev.ctx.catalog, ev.ctx.role);
+    // PostgreSQL's ExecBuildSlotPartitionKeyDescription: SELECT on the
+    // table or on every key column (an expression key: the table's).
     let shows_key = |t: &TableDef| {
-        role.superuser
-            || crate::privilege::allowed(
+        if role.superuser {
+            return true;
+        }
+        let columns: Option<Vec<i16>> = t.partition_key.as_ref().map_or(Some(Vec::new()), |k| {
+            k.parts
+                .iter()
+                .map(|p| match p {
+                    nestor_catalog::partition::KeyPart::Column(c) => Some(*c as i16 + 1),
+                    nestor_catalog::partition::KeyPart::Expr(_) => None,
+                })
+                .collect()
+        });
+        match columns {
+            Some(cols) => crate::privilege::may_select_columns(catalog, role.oid, t.oid.0, &cols),
+            None => crate::privilege::allowed(
                 catalog,
                 role.oid,
                 nestor_catalog::acl::ObjKind::Table,
                 t.oid.0,
                 nestor_catalog::acl::SELECT,
-            )
+            ),
+        }
     };
     r.route(row, &ec, &mut |e, row| e.eval(row, ev), &shows_key)
 }

@@ -158,6 +158,21 @@ pub fn perm_allowed(catalog: &Catalog, role: RelId, p: &Perm) -> bool {
         .all(|(bit, cols)| columns_allow(catalog, &a, p.oid, bit, cols, &has))
 }
 
+/// Whether `role` may read columns `attnums` of relation `oid`: SELECT on
+/// the relation or on each of them (PostgreSQL's test before it shows a
+/// key's values in an error DETAIL).
+pub fn may_select_columns(catalog: &Catalog, role: RelId, oid: u32, attnums: &[i16]) -> bool {
+    if allowed(catalog, role, ObjKind::Table, oid, SELECT) {
+        return true;
+    }
+    let a = catalog.acl(ObjKind::Table, oid);
+    let has = |g: u32| catalog.has_privs_of_role(role, RelId(g));
+    !attnums.is_empty()
+        && attnums
+            .iter()
+            .all(|&n| a.column_privs(n, &has) & SELECT != 0)
+}
+
 /// Whether the column ACLs give `bit` on each of `cols` (0: every
 /// column), or on any column when `cols` is empty.
 fn columns_allow(

@@ -232,6 +232,7 @@ regress!(
     having_degenerate,
     setop_order_hint,
     default_positions,
+    partition_key_detail_privileges,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,
