@@ -111,7 +111,7 @@ pub mod partition;
 pub mod partition_index;
 pub mod record;
 pub mod role;
-mod row_type;
+pub mod row_type;
 pub mod verifier;
 
 use std::collections::{BTreeMap, HashMap};

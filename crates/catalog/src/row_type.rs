@@ -38,8 +38,8 @@ use crate::change::Change;
 use crate::defs::{Persistence, TableDef};
 use crate::{Ns, State, PUBLIC_NAMESPACE_OID};
 
-/// Note `def`'s row type in the registry.
-pub(crate) fn note(def: &TableDef) {
+/// Note `def`'s row type in the registry; returns it.
+pub fn note(def: &TableDef) -> DataType {
     let live = || def.columns.iter().filter(|c| !c.dropped);
     composites::note_row_type(CompositeDef {
         oid: def.oid.0,
@@ -49,7 +49,8 @@ pub(crate) fn note(def: &TableDef) {
         owner: 0,
         attrs: live().map(|c| (c.name.clone(), c.ty)).collect(),
         domains: live().map(|c| c.domain).collect(),
-    });
+    })
+    .data_type()
 }
 
 /// Forget table `oid`'s row type.

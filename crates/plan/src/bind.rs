@@ -1983,17 +1983,7 @@ impl<'e> Binder<'e> {
                 t.name
             )));
         }
-        let live = || t.columns.iter().filter(|c| !c.dropped);
-        let def = nestor_types::composites::CompositeDef {
-            oid: t.oid.0,
-            array_oid: 0,
-            relid: t.oid.0,
-            name: t.name.clone(),
-            owner: 0,
-            attrs: live().map(|c| (c.name.clone(), c.ty)).collect(),
-            domains: live().map(|c| c.domain).collect(),
-        };
-        Ok(nestor_types::composites::note_row_type(def).data_type())
+        Ok(nestor_catalog::row_type::note(&t))
     }
 
     /// `x::regclass` (and the other reg* types): a name is looked up (a

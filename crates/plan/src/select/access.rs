@@ -576,12 +576,12 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
             }
         }
         if hashed(cand.def) {
-            score += exact_pattern_key(cand, (key, ty, name), conj, &mut keys);
+            score += prefix_keys(cand, (key, ty, name), conj, &mut keys, true);
             break;
         }
         score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
         if keys.lo.is_none() && keys.hi.is_none() {
-            score += prefix_keys(cand, (key, ty, name), conj, &mut keys);
+            score += prefix_keys(cand, (key, ty, name), conj, &mut keys, false);
         }
         break;
     }
@@ -612,32 +612,6 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
 /// Whether the index is a hash index: equality lookups only.
 fn hashed(def: &nestor_catalog::IndexDef) -> bool {
     def.method == nestor_catalog::AccessMethod::Hash
-}
-
-/// A hash index's use of a LIKE or regular expression: only a pattern
-/// without wildcards, an equality (a prefix is a range, which a hash
-/// index cannot scan). Returns the score.
-fn exact_pattern_key(
-    cand: &Candidate<'_>,
-    (key, ty, name): (&Expr, DataType, &str),
-    conj: &[Expr],
-    keys: &mut IndexKeys,
-) -> usize {
-    if !matches!(ty, DataType::Text | DataType::Varchar(_)) {
-        return 0;
-    }
-    let Some((value, _)) = conj
-        .iter()
-        .filter_map(|e| pattern_prefix(e, key))
-        .find(|(_, exact)| *exact)
-    else {
-        return 0;
-    };
-    let value = Expr::Const(Value::Text(value.into()));
-    keys.display
-        .push(format!("{name} = {}", crate::ir::show(&value, cand.table)));
-    keys.eq.push(value);
-    10
 }
 
 /// `key op e` or `e op key` with `e` computable before the scan, `key`
@@ -729,16 +703,23 @@ fn any_array_on(conj: &[Expr], key: &Expr) -> Option<(usize, Expr)> {
 /// byte order (Nestor's only collation, PostgreSQL's "C"); a pattern
 /// without wildcards is an equality. The condition itself stays in the
 /// filter (PostgreSQL's prefix index qualification). Returns the score.
+/// `exact_only`: only a pattern without wildcards serves (a hash index,
+/// which cannot scan a range).
 fn prefix_keys(
     cand: &Candidate<'_>,
     (key, ty, name): (&Expr, DataType, &str),
     conj: &[Expr],
     keys: &mut IndexKeys,
+    exact_only: bool,
 ) -> usize {
     if !matches!(ty, DataType::Text | DataType::Varchar(_)) {
         return 0;
     }
-    let Some((prefix, exact)) = conj.iter().find_map(|e| pattern_prefix(e, key)) else {
+    let Some((prefix, exact)) = conj
+        .iter()
+        .filter_map(|e| pattern_prefix(e, key))
+        .find(|(_, exact)| *exact || !exact_only)
+    else {
         return 0;
     };
     let show = |s: &str| crate::ir::show(&Expr::Const(Value::Text(s.into())), cand.table);

@@ -1049,16 +1049,10 @@ fn lateral_fn_subquery(b: &mut Binder, f: From, start: usize) -> Result<From, Db
         return Ok(f);
     };
     let top = b.level();
+    // Every column it reads is the level row's.
     let args = args
         .into_iter()
-        .map(|a| {
-            a.rewrite(&mut |e| {
-                Ok(match e {
-                    Expr::Col(c) => Some(b.outer_ref(top, *c)),
-                    _ => None,
-                })
-            })
-        })
+        .map(|a| outer_before(b, a, usize::MAX))
         .collect::<Result<Vec<_>, DbError>>()?;
     let scan = Plan::FunctionScan {
         func,
@@ -1077,6 +1071,8 @@ fn lateral_fn_subquery(b: &mut Binder, f: From, start: usize) -> Result<From, Db
     })
 }
 
+/// `arg` with its columns before position `start` read from the level's
+/// row as outer references (`usize::MAX`: all of them).
 fn outer_before(b: &mut Binder, arg: Expr, start: usize) -> Result<Expr, DbError> {
     let top = b.level();
     arg.rewrite(&mut |e| {
