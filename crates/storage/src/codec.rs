@@ -80,7 +80,8 @@
 //!  bytea   06          (as text)
 //!  date    07, timestamp 08, timestamptz 09: ordered varint
 //!  uuid    0A          16 bytes
-//!  jsonb   0B          (as text)
+//!  jsonb   0B          nestor_types::jsonb_order::sort_key, as text
+//!                      (jsonb's btree order: '1.0' = '1')
 //!  interval 0C         span in µs (i128), sign flipped, big-endian
 //!  time    0F          ordered varint
 //!  enum    10          the label's rank (nestor_types::enums), as text
@@ -622,7 +623,6 @@ impl Field<'_> {
             }
             T_TEXT => put_key_bytes(K_TEXT, p, out),
             T_BYTEA => put_key_bytes(K_BYTEA, p, out),
-            T_JSONB => put_key_bytes(K_JSONB, p, out),
             _ => put_key_value(&self.value(), out),
         }
     }
@@ -941,7 +941,7 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
         }
         Value::Text(s) => put_key_bytes(K_TEXT, s.as_bytes(), out),
         Value::Bytea(b) => put_key_bytes(K_BYTEA, b, out),
-        Value::Jsonb(s) => put_key_bytes(K_JSONB, s.as_bytes(), out),
+        Value::Jsonb(s) => put_key_bytes(K_JSONB, &nestor_types::jsonb_order::sort_key(s), out),
         Value::Date(d) => {
             out.push(K_DATE);
             put_ordered_i64(*d as i64, out);

@@ -112,6 +112,7 @@ pub mod json_ops;
 pub mod json_populate;
 pub mod jsonb_edit;
 pub mod jsonb_ops;
+pub mod jsonb_order;
 pub mod jsonpath;
 pub(crate) mod math_fns;
 pub mod md5;
