@@ -242,6 +242,7 @@ regress!(
     view_column_defaults,
     view_upsert,
     jsonb_order,
+    minmax_index,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -40,6 +40,7 @@ mod grouping;
 mod hash_join;
 pub mod index_expr;
 pub(crate) mod inherit;
+mod minmax;
 pub(crate) mod narrow;
 pub mod partition;
 pub(crate) mod recursion;
@@ -1227,6 +1228,11 @@ fn plan_aggregation(
             input: Box::new(input),
             group,
             sets,
+            aggs,
+        },
+        None if group.is_empty() => Plan::Aggregate {
+            input: Box::new(minmax::index_input(b.catalog, input, &aggs).unwrap_or_else(|p| p)),
+            group,
             aggs,
         },
         None => Plan::Aggregate {
