@@ -243,6 +243,7 @@ regress!(
     view_upsert,
     jsonb_order,
     minmax_index,
+    explain_details,
     constraint_using_index,
     column_storage,
     format_variadic,

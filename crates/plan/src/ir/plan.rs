@@ -458,7 +458,11 @@ impl Plan {
     /// EXPLAIN text, one line per entry.
     pub fn explain(&self, out: &mut Vec<String>) {
         let from = out.len();
-        self.explain_at(0, out);
+        let cx = Names {
+            prefix: self.relations() > 1,
+            outer: None,
+        };
+        self.explain_at(0, &cx, Vec::new(), out);
         // PostgreSQL names each VALUES list of a query apart: "*VALUES*",
         // "*VALUES*_1", ... in the order the query has them.
         let label = "Values Scan on \"*VALUES*\"";
@@ -489,29 +493,181 @@ impl Plan {
         out.push(format!("{}{s}", " ".repeat(pad)));
     }
 
-    fn explain_at(&self, d: usize, out: &mut Vec<String>) {
+    /// The node at depth `d`; `filters` are the conditions of Filter
+    /// nodes above it (rendered over its output), which PostgreSQL shows
+    /// as the node's own Filter line.
+    fn explain_at(&self, d: usize, cx: &Names, mut filters: Vec<String>, out: &mut Vec<String>) {
         let Some(label) = self.label() else {
             // Filter and Project print as their input (PostgreSQL folds
             // them into the node below).
+            // A condition on no column (PostgreSQL folds it, or shows a
+            // One-Time Filter) is left out.
+            if let Plan::Filter { input, pred } = self {
+                if !pred.columns().is_empty() {
+                    let names = input.own_names(cx);
+                    filters.push(render_expr(pred, &|c| column_name(&names, c)));
+                }
+            }
             for c in self.children() {
-                c.explain_at(d, out);
+                c.explain_at(d, cx, std::mem::take(&mut filters), out);
             }
             return;
         };
         Self::line(d, &label, out);
-        for detail in self.details() {
+        let mut details = self.details(cx);
+        if !filters.is_empty() {
+            // One Filter line: the node's own condition and those above.
+            let at = details.iter().position(|l| l.starts_with("Filter: "));
+            let own = at.map(|i| details.remove(i)["Filter: ".len()..].to_string());
+            let all: Vec<String> = own.into_iter().chain(filters).collect();
+            let text = match all.as_slice() {
+                [one] => one.clone(),
+                many => format!("({})", many.join(" AND ")),
+            };
+            details.insert(at.unwrap_or(details.len()), format!("Filter: {text}"));
+        }
+        for detail in details {
             Self::detail(d, &detail, out);
         }
         if let Plan::HashJoin { left, right, .. } = self {
             // PostgreSQL shows the table built from the inner side as a
             // Hash node above it.
-            left.explain_at(d + 1, out);
+            left.explain_at(d + 1, cx, Vec::new(), out);
             Self::line(d + 1, "Hash", out);
-            right.explain_at(d + 2, out);
+            right.explain_at(d + 2, cx, Vec::new(), out);
+            return;
+        }
+        if let Plan::NestedLoop { left, right, .. } = self {
+            left.explain_at(d + 1, cx, Vec::new(), out);
+            let inner = Names {
+                prefix: cx.prefix,
+                outer: Some(left.out_names(&Names {
+                    prefix: true,
+                    outer: None,
+                })),
+            };
+            right.explain_at(d + 1, &inner, Vec::new(), out);
             return;
         }
         for c in self.children() {
-            c.explain_at(d + 1, out);
+            c.explain_at(d + 1, cx, Vec::new(), out);
+        }
+    }
+
+    /// The table column a parameterized index scan (perhaps under a
+    /// filter) looks up by the outer row's value, if this is one.
+    fn outer_key_column(&self) -> Option<usize> {
+        match self {
+            Plan::Filter { input, .. } => input.outer_key_column(),
+            Plan::IndexScan { index, keys, .. }
+                if keys.display.iter().any(|d| d.ends_with("(outer)")) =>
+            {
+                index.columns.first().copied()
+            }
+            _ => None,
+        }
+    }
+
+    /// The relations (tables, functions, VALUES lists, CTEs) the plan
+    /// reads: with more than one, PostgreSQL's EXPLAIN qualifies column
+    /// names in sort keys, group keys and upper filters.
+    fn relations(&self) -> usize {
+        let own = usize::from(matches!(
+            self,
+            Plan::SeqScan { .. }
+                | Plan::IndexScan { .. }
+                | Plan::HashedScan { .. }
+                | Plan::FunctionScan { .. }
+                | Plan::LateralFunction { .. }
+                | Plan::Values { .. }
+                | Plan::CteScan { .. }
+                | Plan::SysView { .. }
+                | Plan::EphemeralScan { .. }
+                | Plan::LateralSubquery { .. }
+        ));
+        own + self.children().iter().map(|c| c.relations()).sum::<usize>()
+    }
+
+    /// How the node itself names its output columns (a condition folded
+    /// into it, as HAVING into an aggregation, reads `count(*)` where a
+    /// node above reads `(count(*))`).
+    fn own_names(&self, cx: &Names) -> Vec<String> {
+        let bare = |e: &Expr, names: &[String]| render_expr(e, &|c| column_name(names, c));
+        match self {
+            Plan::Project { input, exprs } | Plan::ProjectSet { input, exprs } => {
+                let names = input.out_names(cx);
+                exprs.iter().map(|e| bare(e, &names)).collect()
+            }
+            Plan::Aggregate { input, group, aggs } => {
+                let names = input.out_names(cx);
+                group
+                    .iter()
+                    .map(|e| bare(e, &names))
+                    .chain(aggs.iter().map(|a| agg_text(&a.call, &names)))
+                    .collect()
+            }
+            _ => self.out_names(cx),
+        }
+    }
+
+    /// How a node above names each column of this node's output rows, as
+    /// PostgreSQL's EXPLAIN prints a reference to it: a table's column by
+    /// its name (`t.a` when qualified), a computed one as its expression
+    /// in parentheses (`(count(*))`, `((a + b))`).
+    fn out_names(&self, cx: &Names) -> Vec<String> {
+        let qualify = |rel: &str, col: &str| {
+            if cx.prefix {
+                format!("{rel}.{col}")
+            } else {
+                col.to_string()
+            }
+        };
+        match self {
+            Plan::SeqScan { table, alias, .. }
+            | Plan::IndexScan { table, alias, .. }
+            | Plan::HashedScan { table, alias, .. } => {
+                let rel = if alias.is_empty() { &table.name } else { alias };
+                table
+                    .columns
+                    .iter()
+                    .map(|c| qualify(rel, &c.name))
+                    .chain(["ctid", "xmin", "xmax"].map(|s| qualify(rel, s)))
+                    .collect()
+            }
+            Plan::Values { rows } => (1..=rows.first().map_or(0, Vec::len))
+                .map(|i| qualify("\"*VALUES*\"", &format!("column{i}")))
+                .collect(),
+            Plan::Filter { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. }
+            | Plan::Distinct { input }
+            | Plan::DistinctOn { input, .. }
+            | Plan::LockRows { input, .. }
+            | Plan::Window { input, .. } => input.out_names(cx),
+            Plan::Project { input, exprs } | Plan::ProjectSet { input, exprs } => {
+                let names = input.out_names(cx);
+                exprs.iter().map(|e| computed(e, &names)).collect()
+            }
+            Plan::NestedLoop { left, right, .. } | Plan::HashJoin { left, right, .. } => {
+                let mut names = left.out_names(cx);
+                names.extend(right.out_names(cx));
+                names
+            }
+            Plan::Aggregate { input, group, aggs } => {
+                let names = input.out_names(cx);
+                group
+                    .iter()
+                    .map(|e| computed(e, &names))
+                    .chain(
+                        aggs.iter()
+                            .map(|a| format!("({})", agg_text(&a.call, &names))),
+                    )
+                    .collect()
+            }
+            Plan::Append { inputs } => inputs.first().map_or_else(Vec::new, |i| i.out_names(cx)),
+            Plan::SetOp { left, .. } => left.out_names(cx),
+            Plan::RecursiveUnion { init, .. } => init.out_names(cx),
+            _ => Vec::new(),
         }
     }
 
@@ -588,11 +744,55 @@ impl Plan {
         })
     }
 
-    /// Index Cond and Filter lines of a scan.
-    fn details(&self) -> Vec<String> {
+    /// The node's detail lines: a scan's Index Cond and Filter, a sort's
+    /// keys, a grouping's keys, a nested loop's join filter.
+    fn details(&self, cx: &Names) -> Vec<String> {
         let mut out = Vec::new();
-        if let Plan::HashJoin { display, .. } = self {
-            return display.clone();
+        match self {
+            Plan::HashJoin { display, .. } => return display.clone(),
+            Plan::Sort { input, keys } => {
+                let names = input.out_names(cx);
+                let keys: Vec<String> = keys.iter().map(|k| sort_key_text(k, &names)).collect();
+                return vec![format!("Sort Key: {}", keys.join(", "))];
+            }
+            Plan::Aggregate { input, group, .. } if !group.is_empty() => {
+                let names = input.out_names(cx);
+                let keys: Vec<String> = group
+                    .iter()
+                    .map(|e| render_expr(e, &|c| column_name(&names, c)))
+                    .collect();
+                return vec![format!("Group Key: {}", keys.join(", "))];
+            }
+            Plan::NestedLoop {
+                left,
+                right,
+                on: Some(on),
+                left_width,
+                ..
+            } => {
+                let mut names = left.out_names(cx);
+                names.extend(right.out_names(cx));
+                // The equality a parameterized inner index scan looks up
+                // shows as its Index Cond, not again here.
+                let keyed = right.outer_key_column().map(|c| left_width + c);
+                let rest: Vec<&Expr> = match on {
+                    Expr::And(v) => v.iter().collect(),
+                    e => vec![e],
+                }
+                .into_iter()
+                .filter(|e| keyed.is_none_or(|k| !is_key_equality(e, k, *left_width)))
+                .collect();
+                let text: Vec<String> = rest
+                    .iter()
+                    .map(|e| render_expr(e, &|c| column_name(&names, c)))
+                    .collect();
+                return match text.as_slice() {
+                    [] => Vec::new(),
+                    [one] => vec![format!("Join Filter: {one}")],
+                    many => vec![format!("Join Filter: ({})", many.join(" AND "))],
+                };
+            }
+            _ => {}
         }
         if let Plan::HashedScan {
             table,
@@ -627,7 +827,8 @@ impl Plan {
             _ => return out,
         };
         if let Some(k) = keys.filter(|k| !k.display.is_empty()) {
-            let conds = match k.display.as_slice() {
+            let display = outer_keys(k, cx);
+            let conds = match display.as_slice() {
                 [one] => one.clone(),
                 many => many
                     .iter()
@@ -652,6 +853,98 @@ impl Plan {
     fn children(&self) -> Vec<&Plan> {
         inputs!(self, iter)
     }
+}
+
+/// How EXPLAIN names columns: qualified by their relation or not.
+struct Names {
+    prefix: bool,
+    /// Under a nested loop's inner side: the outer row's column names,
+    /// which a parameterized index scan's key reads.
+    outer: Option<Vec<String>>,
+}
+
+/// A parameterized index scan's key conditions with the outer row's
+/// expression in place of `(outer)` (`v = a.v`), when the names of the
+/// outer row are known.
+fn outer_keys(k: &IndexKeys, cx: &Names) -> Vec<String> {
+    let (Some(names), [key]) = (&cx.outer, k.eq.as_slice()) else {
+        return k.display.clone();
+    };
+    k.display
+        .iter()
+        .map(|d| match d.strip_suffix("(outer)") {
+            Some(col) => format!("{col}{}", render_expr(key, &|c| column_name(names, c))),
+            None => d.clone(),
+        })
+        .collect()
+}
+
+/// Whether `e` is `Col(key) = <expression of the outer row>` (positions
+/// below `left_width`).
+fn is_key_equality(e: &Expr, key: usize, left_width: usize) -> bool {
+    let Expr::Cmp(crate::ir::Cmp::Eq, a, b) = e else {
+        return false;
+    };
+    let outer = |x: &Expr| x.columns().iter().all(|&c| c < left_width);
+    let keyed = |x: &Expr, o: &Expr| matches!(x, Expr::Col(c) if *c == key) && outer(o);
+    keyed(a, b) || keyed(b, a)
+}
+
+/// Column `c` of a row whose columns are `names` (a placeholder past
+/// them: a node whose outputs EXPLAIN cannot name).
+fn column_name(names: &[String], c: usize) -> String {
+    names.get(c).cloned().unwrap_or_else(|| "?column?".into())
+}
+
+/// An output column computed from `names`: a plain column keeps its name,
+/// anything else is its expression in parentheses.
+fn computed(e: &Expr, names: &[String]) -> String {
+    match e {
+        Expr::Col(c) => column_name(names, *c),
+        e => format!("({})", render_expr(e, &|c| column_name(names, c))),
+    }
+}
+
+/// A sort key as PostgreSQL's show_sortorder_options prints it.
+fn sort_key_text(k: &SortKey, names: &[String]) -> String {
+    let mut s = computed(&k.expr, names);
+    match (k.desc, k.nulls_first) {
+        (true, true) => s.push_str(" DESC"),
+        (true, false) => s.push_str(" DESC NULLS LAST"),
+        (false, true) => s.push_str(" NULLS FIRST"),
+        (false, false) => {}
+    }
+    s
+}
+
+/// An aggregate call as EXPLAIN prints it (`count(*)`, `sum(t.a)`).
+fn agg_text(call: &AggCall, names: &[String]) -> String {
+    use crate::ir::AggFunc as F;
+    let name = match call.func {
+        F::CountStar => return "count(*)".into(),
+        F::Count => "count",
+        F::Sum => "sum",
+        F::Avg => "avg",
+        F::Min => "min",
+        F::Max => "max",
+        F::BoolAnd => "bool_and",
+        F::BoolOr => "bool_or",
+        F::StringAgg => "string_agg",
+        F::ArrayAgg | F::ArrayAggArrays => "array_agg",
+        F::JsonAgg { binary: true, .. } => "jsonb_agg",
+        F::JsonAgg { .. } => "json_agg",
+        F::JsonObjectAgg { binary: true } => "jsonb_object_agg",
+        F::JsonObjectAgg { .. } => "json_object_agg",
+        F::User => call.user.as_ref().map_or("?", |u| u.def.0.name.as_str()),
+        _ => "aggregate",
+    };
+    let arg = call
+        .arg
+        .as_ref()
+        .map(|a| render_expr(a, &|c| column_name(names, c)))
+        .unwrap_or_default();
+    let distinct = if call.distinct { "DISTINCT " } else { "" };
+    format!("{name}({distinct}{arg})")
 }
 
 fn alias_suffix(name: &str, alias: &str) -> String {
@@ -723,7 +1016,7 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             format!("({} {s} {})", r(a), r(b))
         }
         Expr::Cmp(op, a, b) => format!("({} {} {})", r(a), op.symbol(), r(b)),
-        Expr::And(v) => v.iter().map(r).collect::<Vec<_>>().join(" AND "),
+        Expr::And(v) => format!("({})", v.iter().map(r).collect::<Vec<_>>().join(" AND ")),
         Expr::Or(v) => format!("({})", v.iter().map(r).collect::<Vec<_>>().join(" OR ")),
         Expr::Not(a) => format!("(NOT {})", r(a)),
         Expr::IsNull(a, false) => format!("({} IS NULL)", r(a)),

@@ -1216,6 +1216,7 @@ fn plan_aggregation(
         }
     }
     let width = q.group.len() + usize::from(mask.is_some()) + aggs.len();
+    let input = having_to_where(q, input);
     let group = std::mem::take(&mut q.group);
     let aggs: Vec<AggSpec> = aggs.into_iter().map(|call| AggSpec { call }).collect();
     // A grouped query with no GROUP BY and no aggregate (only HAVING) is
@@ -1249,6 +1250,52 @@ fn plan_aggregation(
         None => plan,
     };
     Ok((plan, width))
+}
+
+/// HAVING conditions that read no aggregate, only grouping columns, move
+/// below the aggregation as a filter on its input (PostgreSQL's
+/// subquery_planner does the same): fewer rows are grouped, and EXPLAIN
+/// shows them where PostgreSQL does. Not with grouping sets (a column a
+/// set leaves out is NULL in its rows), volatile functions or subqueries.
+fn having_to_where(q: &mut QueryClauses, input: Plan) -> Plan {
+    let Some(having) = q.having.take() else {
+        return input;
+    };
+    if q.sets.is_some() || q.group.is_empty() {
+        q.having = Some(having);
+        return input;
+    }
+    let group = &q.group;
+    let movable = |e: &Expr| {
+        let mut ok = true;
+        e.walk(&mut |x| match x {
+            Expr::Col(c) => ok &= *c < group.len(),
+            Expr::Outer { .. } | Expr::Sub(_) | Expr::Agg(_) | Expr::Window(_) => ok = false,
+            Expr::Func(f, _) if f.is_volatile() => ok = false,
+            Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
+                ok = false
+            }
+            _ => {}
+        });
+        ok && !e.columns().is_empty()
+    };
+    let (moved, kept): (Vec<Expr>, Vec<Expr>) = access::conjuncts(having)
+        .into_iter()
+        .partition(|e| movable(e));
+    q.having = and_all(kept);
+    let moved: Vec<Expr> = moved
+        .into_iter()
+        .map(|e| {
+            e.rewrite(&mut |x| {
+                Ok(match x {
+                    Expr::Col(c) => Some(group[*c].clone()),
+                    _ => None,
+                })
+            })
+            .expect("a column substitution cannot fail")
+        })
+        .collect();
+    with_filter(input, moved)
 }
 
 /// The input of a GROUP BY whose aggregates have DISTINCT or ORDER BY,
