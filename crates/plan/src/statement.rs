@@ -391,6 +391,7 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
         NodeEnum::SelectStmt(sel) => {
             let (plan, cols) = crate::select::plan_query(b, sel)?;
             let (mut plan, cols) = reg_names_out(plan, cols);
+            crate::select::narrow::drop_unused_outputs(&mut plan, cols.len());
             crate::select::narrow::narrow_scans(&mut plan);
             Ok((PlannedStmt::Query(plan), Some(cols)))
         }

@@ -244,6 +244,7 @@ regress!(
     jsonb_order,
     minmax_index,
     explain_details,
+    unused_subquery_outputs,
     constraint_using_index,
     column_storage,
     format_variadic,

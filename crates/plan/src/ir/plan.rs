@@ -850,7 +850,7 @@ impl Plan {
     }
 
     /// Inputs in EXPLAIN order.
-    fn children(&self) -> Vec<&Plan> {
+    pub(crate) fn children(&self) -> Vec<&Plan> {
         inputs!(self, iter)
     }
 }

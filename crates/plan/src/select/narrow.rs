@@ -42,6 +42,14 @@
 //!   SeqScan, cols: all  =>  late: filter [aid], rest [bid, abalance, filler]
 //! ```
 
+//!
+//! Third, a subquery's outputs that the query above never reads are not
+//! computed (PostgreSQL's remove_unused_subquery_outputs): going down from
+//! the query's output through projections, filters, sorts and limits, a
+//! projection item nothing above reads becomes NULL unless it is volatile,
+//! so `SELECT q1 FROM (SELECT q1, (SELECT ...) AS unused FROM t) ss` never
+//! runs the inner subquery (nor fails on its second row).
+
 use std::sync::Arc;
 
 use crate::ir::{Expr, LateCols, Plan};
@@ -76,6 +84,100 @@ pub(crate) fn narrow_scans(plan: &mut Plan) {
     for child in plan.children_mut() {
         narrow_scans(child);
     }
+}
+
+/// The items of the projections under the query's top that nothing
+/// reads become NULL (see the module header), unless computing them has
+/// side effects: `width` is the query's output width; the walk goes down
+/// through projections, filters, sorts and limits, adding what each reads.
+pub(crate) fn drop_unused_outputs(plan: &mut Plan, width: usize) {
+    let mut used: Vec<usize> = (0..width).collect();
+    let mut at = plan;
+    loop {
+        let reads = match &mut *at {
+            Plan::Project { exprs, .. } => {
+                for (i, e) in exprs.iter_mut().enumerate() {
+                    if !used.contains(&i) && !volatile(e) {
+                        *e = Expr::Const(nestor_types::Value::Null);
+                    }
+                }
+                used.clear();
+                read_columns(exprs.iter())
+            }
+            Plan::Filter { pred, .. } => read_columns(std::iter::once(&*pred)),
+            Plan::Sort { keys, .. } => read_columns(keys.iter().map(|k| &k.expr)),
+            Plan::Limit { ties, .. } => read_columns(ties.iter().map(|k| &k.expr)),
+            _ => return,
+        };
+        let Some(reads) = reads else {
+            return;
+        };
+        used.extend(reads);
+        at = match at {
+            Plan::Project { input, .. }
+            | Plan::Filter { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. } => input,
+            _ => return,
+        };
+    }
+}
+
+/// Whether evaluating `e` may change something or give another value
+/// each time: a volatile or set-returning function in it, or in a
+/// subquery it runs (a plan this walk cannot see through counts as one).
+fn volatile(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| match x {
+        Expr::Func(f, _) => found |= f.is_volatile() || matches!(f, crate::functions::Func::Srf(_)),
+        Expr::UserFunc(f, _) => found |= f.0.volatility == nestor_catalog::Volatility::Volatile,
+        Expr::Sub(s) => found |= plan_volatile(&s.plan),
+        _ => {}
+    });
+    found
+}
+
+/// [`volatile`] for every expression of a plan; true for nodes whose
+/// expressions it does not list.
+fn plan_volatile(plan: &Plan) -> bool {
+    let any = |es: &mut dyn Iterator<Item = &Expr>| {
+        let mut found = false;
+        for e in es {
+            found |= volatile(e);
+        }
+        found
+    };
+    let own = match plan {
+        Plan::Single | Plan::Distinct { .. } | Plan::Append { .. } | Plan::SetOp { .. } => false,
+        Plan::Values { rows } => any(&mut rows.iter().flatten()),
+        Plan::SeqScan { filter, .. } => any(&mut filter.iter()),
+        Plan::IndexScan { filter, keys, .. } => any(&mut filter
+            .iter()
+            .chain(keys.eq.iter())
+            .chain(keys.in_list.iter().flatten())
+            .chain(keys.in_array.iter())),
+        Plan::HashedScan {
+            key,
+            build_filter,
+            filter,
+            ..
+        } => any(&mut std::iter::once(key)
+            .chain(build_filter.iter())
+            .chain(filter.iter())),
+        Plan::Filter { pred, .. } => volatile(pred),
+        Plan::Project { exprs, .. } => any(&mut exprs.iter()),
+        Plan::NestedLoop { on, .. } => any(&mut on.iter()),
+        Plan::Aggregate { group, aggs, .. } => {
+            any(&mut group.iter())
+                || aggs.iter().any(|a| {
+                    a.call.user.is_some() || any(&mut a.call.arg.iter().chain(a.call.filter.iter()))
+                })
+        }
+        Plan::Sort { keys, .. } => any(&mut keys.iter().map(|k| &k.expr)),
+        Plan::Limit { limit, offset, .. } => any(&mut limit.iter().chain(offset.iter())),
+        _ => true,
+    };
+    own || plan.children().into_iter().any(plan_volatile)
 }
 
 /// The input columns `exprs` read, or None when that is not known (a
