@@ -245,6 +245,7 @@ regress!(
     minmax_index,
     explain_details,
     unused_subquery_outputs,
+    function_dependents,
     constraint_using_index,
     column_storage,
     format_variadic,

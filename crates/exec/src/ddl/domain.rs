@@ -79,6 +79,21 @@ fn put(ctx: &mut StatementCtx, def: DomainDef) -> Result<(), DbError> {
         .apply(ctx.txn, &ctx.db.store, Change::PutDomain(Arc::new(def)))
 }
 
+/// DROP FUNCTION ... CASCADE of a function domain `oid`'s constraint
+/// `name` calls: the constraint goes.
+pub(super) fn drop_check_cascaded(
+    ctx: &mut StatementCtx,
+    oid: u32,
+    name: &str,
+) -> Result<(), DbError> {
+    let Some(cur) = ctx.catalog.domains().into_iter().find(|d| d.oid == oid) else {
+        return Ok(());
+    };
+    let mut def = (*cur).clone();
+    def.checks.retain(|c| c.name != name);
+    put(ctx, def)
+}
+
 fn binder<'a>(ctx: &'a StatementCtx, text: &'a str) -> Binder<'a> {
     Binder::new(
         ctx.catalog,

@@ -151,8 +151,9 @@ pub fn drop_functions(
     Ok(CommandTag::Plain(tag))
 }
 
-/// A function that triggers execute or casts call cannot be dropped
-/// (2BP01) unless CASCADE drops them too (with PostgreSQL's notice).
+/// A function that triggers execute, casts call, or whose SQL other
+/// objects call (`function_deps.rs`) cannot be dropped (2BP01) unless
+/// CASCADE drops them too (with PostgreSQL's notice).
 fn drop_dependent_triggers(
     ctx: &mut StatementCtx,
     f: &nestor_catalog::FunctionDef,
@@ -191,6 +192,8 @@ fn drop_dependent_triggers(
             lines.push(format!("trigger {} on view {}", g.name, v.name));
         }
     }
+    let exprs = super::function_deps::dependents(ctx, f);
+    lines.extend(exprs.iter().map(super::function_deps::Dep::describe));
     let casts = super::cast::of_function(ctx, f.oid.0);
     lines.extend(casts.iter().map(|c| super::cast::describe(c)));
     let classes = super::opclass::of_function(ctx, f.oid.0);
@@ -207,6 +210,7 @@ fn drop_dependent_triggers(
         ));
     }
     super::foreign_key::cascade_notice(ctx, lines.into_iter().map(|l| (0, l)).collect());
+    super::function_deps::drop_all(ctx, exprs)?;
     super::cast::drop_all(ctx, casts)?;
     super::opclass::drop_classes(ctx, classes)?;
     for t in users {

@@ -22,6 +22,7 @@ mod enum_type;
 mod extension;
 mod foreign_key;
 mod function;
+mod function_deps;
 mod generated;
 mod grant;
 mod index_am;
