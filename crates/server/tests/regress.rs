@@ -246,6 +246,7 @@ regress!(
     explain_details,
     unused_subquery_outputs,
     function_dependents,
+    identity_alter,
     constraint_using_index,
     column_storage,
     format_variadic,

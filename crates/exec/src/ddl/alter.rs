@@ -195,6 +195,8 @@ fn alter_cmd(
         A::AtValidateConstraint => validate_constraint(ctx, def, &cmd.name),
         A::AtDropConstraint => drop_constraint(ctx, def, cmd),
         A::AtAddIdentity => add_identity(ctx, def, cmd),
+        A::AtSetIdentity => set_identity(ctx, def, cmd),
+        A::AtDropIdentity => drop_identity(ctx, def, cmd),
         A::AtAlterColumnType => super::alter_type::alter_column_type(ctx, text, def, cmd),
         A::AtSetNotNull | A::AtDropNotNull => {
             let pos = existing_column(def, &cmd.name)?;
@@ -424,6 +426,120 @@ fn add_identity(
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(seq)))?;
     super::put_table(ctx, new)
+}
+
+fn not_identity(col: &str, table: &str) -> DbError {
+    DbError::new(
+        SqlState::ObjectNotInPrerequisiteState,
+        format!("column \"{col}\" of relation \"{table}\" is not an identity column"),
+    )
+}
+
+/// The sequence behind identity column `pos` of `def`, as the catalog
+/// names it.
+fn identity_sequence_of(ctx: &StatementCtx, def: &TableDef, pos: usize) -> Option<String> {
+    let col = &def.columns[pos].name;
+    def.owned_sequences.iter().find_map(|s| {
+        let name = ctx.catalog.qualify(def.namespace, s);
+        let seq = ctx.catalog.sequence(&name)?;
+        (seq.owned_by.as_ref().map(|(_, c)| c) == Some(col)).then_some(name)
+    })
+}
+
+/// ALTER TABLE ... ALTER COLUMN c SET GENERATED { ALWAYS | BY DEFAULT }
+/// / RESTART [WITH n] / SET sequence_option ...: the identity's kind, and
+/// the other options on its sequence as ALTER SEQUENCE takes them.
+fn set_identity(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let pos = existing_column(def, &cmd.name)?;
+    let Some(identity) = def.identity(pos) else {
+        return Err(not_identity(&cmd.name, &def.name));
+    };
+    let options = match cmd
+        .def
+        .as_deref()
+        .map(nestor_parser::ast::node)
+        .transpose()?
+    {
+        Some(NodeEnum::List(l)) => l.items.clone(),
+        _ => Vec::new(),
+    };
+    let mut always = identity.always;
+    let mut seq_options = Vec::new();
+    for o in options {
+        match nestor_parser::ast::node(&o)? {
+            NodeEnum::DefElem(d) if d.defname == "generated" => {
+                let kind = match d.arg.as_deref().map(nestor_parser::ast::node).transpose()? {
+                    Some(NodeEnum::Integer(i)) => i.ival,
+                    _ => 0,
+                };
+                always = kind == i32::from(b'a');
+            }
+            _ => seq_options.push(o),
+        }
+    }
+    if !seq_options.is_empty() {
+        let name = identity_sequence_of(ctx, def, pos)
+            .ok_or_else(|| DbError::internal("identity column without its sequence"))?;
+        let seq = ctx
+            .catalog
+            .sequence(&name)
+            .ok_or_else(|| undefined_table(&name))?;
+        super::alter_sequence_params(ctx, &seq, &seq_options)?;
+    }
+    if always != identity.always {
+        let cur = ctx
+            .catalog
+            .table_by_oid(def.oid)
+            .ok_or_else(|| undefined_table(&def.name))?;
+        let mut new = (*cur).clone();
+        for i in new.identities.iter_mut().filter(|i| i.column == pos) {
+            i.always = always;
+        }
+        super::put_table(ctx, new)?;
+    }
+    Ok(())
+}
+
+/// ALTER TABLE ... ALTER COLUMN c DROP IDENTITY [IF EXISTS]: the column
+/// keeps its values and NOT NULL, loses its default, and its sequence is
+/// dropped.
+fn drop_identity(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let pos = existing_column(def, &cmd.name)?;
+    if def.identity(pos).is_none() {
+        if cmd.missing_ok {
+            notice(
+                ctx,
+                format!(
+                    "column \"{}\" of relation \"{}\" is not an identity column, skipping",
+                    cmd.name, def.name
+                ),
+            );
+            return Ok(());
+        }
+        return Err(not_identity(&cmd.name, &def.name));
+    }
+    let seq = identity_sequence_of(ctx, def, pos);
+    let mut new = (**def).clone();
+    new.identities.retain(|i| i.column != pos);
+    new.columns[pos].default = None;
+    if let Some(seq) = &seq {
+        let bare = ctx.catalog.unqualified(seq).to_string();
+        new.owned_sequences.retain(|s| *s != bare);
+    }
+    super::put_table(ctx, new)?;
+    if let Some(seq) = seq {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::DropSequence(seq))?;
+    }
+    Ok(())
 }
 
 pub(super) fn existing_column(def: &TableDef, name: &str) -> Result<usize, DbError> {

@@ -715,7 +715,7 @@ pub(crate) fn create_sequence(
 /// with its new parameters, installed when any was given. RESTART gives
 /// it a state of its own, so that a rollback brings back the old one with
 /// the old definition; otherwise the state is shared.
-fn alter_sequence_params(
+pub(super) fn alter_sequence_params(
     ctx: &mut StatementCtx,
     seq: &Arc<Sequence>,
     options: &[Node],
