@@ -39,6 +39,7 @@ use nestor_types::datatype::RegKind;
 mod bits;
 pub mod domain;
 mod hash_partition;
+mod inline;
 pub(crate) mod ordered_set;
 pub(crate) mod outer_agg;
 pub mod polymorphic;
@@ -304,6 +305,10 @@ pub struct Binder<'e> {
     /// Binding a select list: a set-returning function may be called
     /// inside an expression there (`(f(x)).n`), run by the ProjectSet.
     pub srf_allowed: bool,
+    /// Calls of simple SQL functions stay calls (`inline.rs`): set while
+    /// binding a user aggregate's steps, whose strictness is the called
+    /// function's as declared.
+    pub no_inline: bool,
     pub vars: Option<&'e dyn VarResolver>,
     /// The privileges the statement needs (crate::perm).
     pub perms: Vec<crate::perm::Perm>,
@@ -579,6 +584,7 @@ impl<'e> Binder<'e> {
             perm_as: None,
             rls_tables: Vec::new(),
             srf_allowed: false,
+            no_inline: false,
         }
     }
 

@@ -247,6 +247,7 @@ regress!(
     unused_subquery_outputs,
     function_dependents,
     identity_alter,
+    sql_function_inline,
     constraint_using_index,
     column_storage,
     format_variadic,

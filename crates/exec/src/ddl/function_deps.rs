@@ -1,9 +1,9 @@
 //! The objects whose SQL calls a function, for DROP FUNCTION.
 //!
 //! PostgreSQL records a dependency (pg_depend) from each default, CHECK
-//! constraint, generated column, partition key, view, policy and domain
-//! constraint on every function its expression calls, so DROP FUNCTION
-//! fails with 2BP01 listing them, and CASCADE drops them. Nestor keeps
+//! constraint, generated column, partition key, index, view, policy and
+//! domain constraint on every function its expressions call, so DROP
+//! FUNCTION fails with 2BP01 listing them, and CASCADE drops them. Nestor keeps
 //! those expressions as SQL text, so the dependency is found there: a call
 //! `f(...)` (any schema prefix) whose argument count the function accepts
 //! (its inputs less those with defaults, up to all of them, any number
@@ -21,7 +21,7 @@
 //! need the argument types, which only binding the expression gives, so an
 //! ambiguous call is not counted (the DROP goes ahead, as before).
 //! CASCADE removes defaults, CHECKs, policies and domain constraints,
-//! drops generated columns and views; a partitioned table or materialized
+//! drops generated columns, indexes and views; a partitioned table or materialized
 //! view that depends on the function is not dropped by it (0A000).
 
 use std::sync::Arc;
@@ -38,6 +38,7 @@ pub(super) enum Dep {
     Check(Arc<TableDef>, String),
     Policy(Arc<TableDef>, String),
     PartitionKey(Arc<TableDef>),
+    Index(Arc<TableDef>, String),
     MatView(Arc<TableDef>),
     View(Arc<ViewDef>),
     DomainCheck(u32, String),
@@ -55,6 +56,7 @@ impl Dep {
             Dep::Check(t, name) => format!("constraint {name} on table {}", t.name),
             Dep::Policy(t, name) => format!("policy {name} on table {}", t.name),
             Dep::PartitionKey(t) => format!("table {}", t.name),
+            Dep::Index(_, name) => format!("index {name}"),
             Dep::MatView(t) => format!("materialized view {}", t.name),
             Dep::View(v) => format!("view {}", v.name),
             Dep::DomainCheck(_, name) => format!("constraint {name}"),
@@ -136,6 +138,16 @@ pub(super) fn dependents(ctx: &StatementCtx, f: &FunctionDef) -> Vec<Dep> {
         });
         if key_calls {
             out.push(Dep::PartitionKey(t.clone()));
+        }
+        for i in &t.indexes {
+            let Some(x) = &i.exprs else { continue };
+            let keys = x.keys.iter().filter_map(|k| match k {
+                nestor_catalog::IndexKey::Expr(e) => Some(e.as_str()),
+                nestor_catalog::IndexKey::Column(_) => None,
+            });
+            if keys.chain(x.predicate.as_deref()).any(calls_expr) {
+                out.push(Dep::Index(t.clone(), i.name.clone()));
+            }
         }
         if t.matview.as_ref().is_some_and(|m| calls_f(&m.query)) {
             out.push(Dep::MatView(t.clone()));
@@ -222,6 +234,10 @@ pub(super) fn drop_all(ctx: &mut StatementCtx, deps: Vec<Dep>) -> Result<(), DbE
                     continue;
                 };
                 super::alter::drop_column_at(ctx, &cur, c)?;
+            }
+            Dep::Index(t, name) => {
+                let index = ctx.catalog.qualify(t.namespace, &name);
+                super::drop_index(ctx, &index)?;
             }
             Dep::View(v) => {
                 let name = ctx.catalog.qualify(v.namespace, &v.name);

@@ -619,7 +619,7 @@ fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     Ok(())
 }
 
-fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
+pub(super) fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let Some(nestor_catalog::Relation::Index { table, .. }) = ctx.catalog.relation(name) else {
         return Err(undefined_table(name));
     };

@@ -71,7 +71,10 @@ pub fn steps(
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let all: Vec<&str> = names.iter().map(String::as_str).collect();
-    let (sfunc, st) = b.bind(&call(&spec.sfunc, &all)?)?;
+    let inline = std::mem::replace(&mut b.no_inline, true);
+    let steps = bind_steps(&mut b, spec, &all);
+    b.no_inline = inline;
+    let ((sfunc, st), finalfunc) = steps?;
     if st.base() != spec.stype.base() {
         return Err(DbError::new(
             SqlState::DatatypeMismatch,
@@ -82,16 +85,8 @@ pub fn steps(
             ),
         ));
     }
-    let (finalfunc, result) = match &spec.finalfunc {
-        Some(f) => {
-            let cols: &[&str] = if spec.finalfunc_extra {
-                &all
-            } else {
-                &all[..1]
-            };
-            let (e, t) = b.bind(&call(f, cols)?)?;
-            (Some(e), t)
-        }
+    let (finalfunc, result) = match finalfunc {
+        Some((e, t)) => (Some(e), t),
         None => (None, spec.stype),
     };
     let init = match &spec.initcond {
@@ -311,4 +306,22 @@ impl Binder<'_> {
             want,
         )))
     }
+}
+
+/// The transition step, and the final one if any, bound as calls.
+#[allow(clippy::type_complexity)]
+fn bind_steps(
+    b: &mut Binder,
+    spec: &nestor_catalog::AggregateSpec,
+    all: &[&str],
+) -> Result<((Expr, DataType), Option<(Expr, DataType)>), DbError> {
+    let sfunc = b.bind(&call(&spec.sfunc, all)?)?;
+    let finalfunc = match &spec.finalfunc {
+        Some(f) => {
+            let cols: &[&str] = if spec.finalfunc_extra { all } else { &all[..1] };
+            Some(b.bind(&call(f, cols)?)?)
+        }
+        None => None,
+    };
+    Ok((sfunc, finalfunc))
 }

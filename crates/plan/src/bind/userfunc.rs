@@ -497,6 +497,9 @@ pub(crate) fn bind_call(
     // A result declared as a domain is checked against it, as
     // PostgreSQL's function result coercion does.
     let domain = def.result_domain.and_then(nestor_types::domains::lookup);
+    if let Some(inlined) = super::inline::inline_call(b, &def, &args) {
+        return Ok(Some((inlined, ty)));
+    }
     let call = Expr::UserFunc(UserFn(def), args);
     let call = match domain {
         Some(d) => b.coerce_to_domain(call, &d)?,

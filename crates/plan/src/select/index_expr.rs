@@ -175,6 +175,12 @@ pub fn render(
             .get(c)
             .map_or_else(String::new, |col| quote(&col.name))
     };
+    // A user function call is kept as written: binding inlines a simple
+    // SQL function's body (`bind/inline.rs`), which PostgreSQL's stored
+    // expression does not show.
+    if calls_user_function(catalog, written) {
+        return written_text(written, part);
+    }
     let text = render_node(e, &name);
     let eval = EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0);
     let same = nestor_parser::parse_expr(&text)
@@ -184,11 +190,39 @@ pub fn render(
     if same {
         return Ok(text);
     }
+    written_text(written, part)
+}
+
+/// The deparse of what was written, in a predicate's parentheses.
+fn written_text(written: &Node, part: Part) -> Result<String, DbError> {
     let written = nestor_parser::deparse_expr(written)?;
     Ok(match part {
         Part::Predicate => format!("({written})"),
         Part::Key => written,
     })
+}
+
+/// Whether an expression as written calls a function the catalog has
+/// (a user-defined one).
+fn calls_user_function(catalog: &Catalog, written: &Node) -> bool {
+    fn walk(v: &serde_json::Value, found: &mut dyn FnMut(&str) -> bool) -> bool {
+        match v {
+            serde_json::Value::Object(map) => {
+                let named = map
+                    .get("FuncCall")
+                    .and_then(|c| c.get("funcname"))
+                    .and_then(|n| n.as_array())
+                    .and_then(|parts| parts.last())
+                    .and_then(|p| p.pointer("/node/String/sval"))
+                    .and_then(|s| s.as_str());
+                named.is_some_and(|n| found(n)) || map.values().any(|c| walk(c, found))
+            }
+            serde_json::Value::Array(items) => items.iter().any(|i| walk(i, found)),
+            _ => false,
+        }
+    }
+    serde_json::to_value(written)
+        .is_ok_and(|json| walk(&json, &mut |name| !catalog.functions(name).is_empty()))
 }
 
 fn quote(name: &str) -> String {
