@@ -215,7 +215,7 @@ fn calls_user_function(catalog: &Catalog, written: &Node) -> bool {
                     .and_then(|parts| parts.last())
                     .and_then(|p| p.pointer("/node/String/sval"))
                     .and_then(|s| s.as_str());
-                named.is_some_and(|n| found(n)) || map.values().any(|c| walk(c, found))
+                named.is_some_and(&mut *found) || map.values().any(|c| walk(c, found))
             }
             serde_json::Value::Array(items) => items.iter().any(|i| walk(i, found)),
             _ => false,
