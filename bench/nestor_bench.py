@@ -50,7 +50,7 @@ PORT_RANGE = range(55400, 55500)
 DB_USER = "postgres"
 DB_NAME = "postgres"
 ALL_EXPERIMENTS = ["subtrans", "multixact", "xid-growth", "idle", "find-or-create", "standard", "scaling",
-                   "hotrows", "serializable", "plpgsql", "autosave", "memory", "standby"]
+                   "hotrows", "serializable", "plpgsql", "autosave", "memory", "standby", "queries"]
 # autosave: pgjdbc (Maven Central) and the statements of the one transaction
 PGJDBC_VERSION = "42.7.14"
 AUTOSAVE_STATEMENTS = 20000
@@ -58,6 +58,8 @@ AUTOSAVE_STATEMENTS = 20000
 PLPGSQL_NS_FULL = (10, 64, 65, 100, 1000)
 PLPGSQL_NS_QUICK = (10, 100)
 PG_MAX_CONNECTIONS = 10100
+# queries: planner paths, one pgbench script each (bench/workloads/queries)
+QUERY_SCRIPTS = ("minmax", "sqlfunc", "having")
 NESTOR_MAX_CONNECTIONS = 20000
 # Durability and connection settings given to every PostgreSQL (Nestor's are its defaults:
 # commits are acknowledged after the WAL fsync).
@@ -128,6 +130,7 @@ def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int
         "plpgsql": 2 * len(plpgsql_ns) + 1,
         "autosave": 0,
         "standby": 9,                                # stall 3 d, its control 3 d, lag d, read scaling 2 d
+        "queries": len(QUERY_SCRIPTS),
     }
     return nserv * sum(per_server[e] for e in experiments)
 
@@ -155,6 +158,7 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
         "scaling": (2 if quick else 15) + int(sum(2 * c / 100 for c in scaling_clients)),
         "serializable": 4 if quick else 20,
         "plpgsql": 6 if quick else 15,
+        "queries": 10,                          # setup.sql: 500k rows and two indexes
         # the driver fetched once, then one JVM run per server
         "autosave": 40,
     }
@@ -2588,12 +2592,55 @@ def plot_standby_timeline(path: Path, title: str, series: Mapping[str, Sequence[
     return path.name
 
 
+def exp_queries(ctx: Ctx) -> Section:
+    d = ctx.cfg.plan.duration
+    wl = WORKLOADS / "queries"
+    base = ["-n", "-c", "2", "-j", "2", "-T", str(d), "-P", "1"]
+    sec = Section("queries", "Planner paths",
+                  "Queries whose speed depends on a planner rewrite more than on the executor, over "
+                  "`setup.sql`'s 500,000-row table (primary key, an index on `price`): `minmax.sql` is "
+                  "`SELECT min(price), max(price), max(id)` (PostgreSQL's planagg reads each from an index "
+                  "end); `sqlfunc.sql` sums a one-expression SQL function over 2,000 rows by primary key "
+                  "(inlined by PostgreSQL's planner); `having.sql` groups 20,000 rows with a HAVING on the "
+                  f"grouping column (moved to WHERE). `pgbench {' '.join(base)} -f <script>`.")
+    results: dict[tuple[str, str], Bench] = {}
+    setup_ok: dict[str, Bench | None] = {}
+    for s in ctx.ordered(0):
+        r = ctx.psql_file(sec, s, "setup", wl / "setup.sql")
+        setup_ok[s.name] = None if r.ok else Bench(error="setup.sql: " + first_error(r.output))
+    for i, script in enumerate(QUERY_SCRIPTS):
+        for s in ctx.ordered(i):
+            failed = setup_ok.get(s.name)
+            results[(script, s.name)] = failed or ctx.pgbench(sec, s, script,
+                                                              [*base, "-f", str(wl / f"{script}.sql")])
+
+    def tps(key: str, name: str) -> float | None:
+        b = results.get((key, name))
+        return b.tps if b and b.ok else None
+
+    rows = []
+    for script in QUERY_SCRIPTS:
+        cells = [f"`{script}.sql`"]
+        vals = {}
+        for name in ctx.names:
+            cells.append("not run" if name in ctx.down else
+                         bench_cell(sec, name, script, results.get((script, name))))
+            vals[name] = tps(script, name)
+        cells += ratio_cells(vals, ctx)
+        rows.append(cells)
+        sec.summary.append(summary_line(ctx, f"queries {script}", vals, "tps"))
+    heads = ["script"] + list(ctx.names) + list(ratio_headers(ctx))
+    sec.body.append("Queries per second (tps), 2 clients:\n\n" + md_table(heads, rows))
+    return sec
+
+
 EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
     "subtrans": exp_subtrans, "multixact": exp_multixact, "xid-growth": exp_xid_growth, "idle": exp_idle,
     "find-or-create": exp_find_or_create, "standard": exp_standard, "scaling": exp_scaling,
     "hotrows": exp_hotrows, "serializable": exp_serializable, "plpgsql": exp_plpgsql, "autosave": exp_autosave,
     "memory": exp_memory,
     "standby": exp_standby,
+    "queries": exp_queries,
 }
 
 

@@ -1,0 +1,1 @@
+SELECT min(price), max(price), max(id) FROM q_items;
