@@ -258,6 +258,10 @@ pub(crate) struct State {
     pub claims: claims::Claims,
     /// Function names in-progress transactions have changed.
     pub fn_claims: HashMap<String, claims::FnClaim>,
+    /// Recovery: tables whose computed indexes did not bind yet (an index
+    /// expression calling a function the image lists after its table),
+    /// bound again as functions arrive and at [`Catalog::finish_replay`].
+    pub unbound: Vec<(Ns, String)>,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -2172,6 +2176,10 @@ impl Catalog {
                     .write()
                     .ns_mut(ns)
                     .put_function(Arc::new(function_from(f)));
+                if !self.state.read().unbound.is_empty() {
+                    // Not yet an error: a later function may be the one.
+                    let _ = self.bind_waiting();
+                }
             }
             CatalogRecord::DropFunction { name, oid } => {
                 self.state
@@ -2218,12 +2226,54 @@ impl Catalog {
         let schema = self.schema_name(def.namespace).unwrap_or_default();
         def.storage.set_schema(&schema);
         let def = Arc::new(def);
-        // Computed indexes get their key functions before they are filled.
-        defs::bind_computed_indexes(self, &def)?;
+        // Computed indexes get their key functions before they are filled
+        // (at the end of recovery); one calling a function not installed
+        // yet waits for it.
+        let bound = defs::bind_computed_indexes(self, &def).is_ok();
         sync_storage_indexes(&def);
         let mut st = self.state.write();
         st.inheritance |= !def.inherits.is_empty();
+        let name = def.name.clone();
         st.ns_mut(ns).put_table(def);
+        st.unbound.retain(|(n, t)| !(*n == ns && *t == name));
+        if !bound {
+            st.unbound.push((ns, name));
+        }
+        Ok(())
+    }
+
+    /// Recovery: bind the computed indexes still waiting (see
+    /// `State::unbound`); the error of one that still fails.
+    fn bind_waiting(&self) -> Result<(), String> {
+        let waiting = std::mem::take(&mut self.state.write().unbound);
+        let mut failed = Vec::new();
+        let mut first_error = None;
+        for (ns, name) in waiting {
+            let def = self
+                .state
+                .read()
+                .ns(ns)
+                .and_then(|n| n.tables.get(&name).cloned());
+            let Some(def) = def else { continue };
+            if let Err(e) = defs::bind_computed_indexes(self, &def) {
+                first_error.get_or_insert(e);
+                failed.push((ns, name));
+            }
+        }
+        self.state.write().unbound.extend(failed);
+        first_error.map_or(Ok(()), Err)
+    }
+
+    /// The end of recovery (before indexes are filled): every computed
+    /// index is bound, in every database, or the first that cannot be is
+    /// the error.
+    pub fn finish_replay(&self) -> Result<(), String> {
+        let dbs: Vec<u32> = self.cluster.databases.read().keys().copied().collect();
+        for oid in dbs {
+            if let Some(h) = self.on_database(oid) {
+                h.bind_waiting()?;
+            }
+        }
         Ok(())
     }
 

@@ -274,6 +274,9 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
     report.torn_tail_cut = end
         .cut
         .map(|(f, off)| format!("{} at offset {off}", f.display()));
+    // Every computed index bound (an image may list a table before a
+    // function its index calls) before the indexes are filled.
+    engine.catalog.finish_replay().map_err(corrupt)?;
     for t in engine.store.tables() {
         t.rebuild_indexes();
     }

@@ -309,6 +309,12 @@ pub struct Binder<'e> {
     /// binding a user aggregate's steps, whose strictness is the called
     /// function's as declared.
     pub no_inline: bool,
+    /// A write to a descendant laid out differently from the table the
+    /// statement names (an UPDATE or DELETE reaching a partition): the
+    /// name the rows go by and that table, whose row type and column
+    /// order the name's whole row takes (`RETURNING t` shows the named
+    /// table's row, as PostgreSQL converts a partition's tuple).
+    pub whole_row_as: Option<(String, std::sync::Arc<nestor_catalog::TableDef>)>,
     pub vars: Option<&'e dyn VarResolver>,
     /// The privileges the statement needs (crate::perm).
     pub perms: Vec<crate::perm::Perm>,
@@ -585,6 +591,7 @@ impl<'e> Binder<'e> {
             rls_tables: Vec::new(),
             srf_allowed: false,
             no_inline: false,
+            whole_row_as: None,
         }
     }
 
@@ -1825,6 +1832,23 @@ impl<'e> Binder<'e> {
                 return Some((self.outer_ref(lvl, i), ty));
             }
         }
+        // Rows of a descendant written under the named table's name: its
+        // columns in the named table's order, of its row type.
+        let mut cols = cols;
+        let mut named_type = None;
+        if let Some((as_name, named)) = &self.whole_row_as {
+            if as_name == name && aliased.is_none() {
+                let by_name = |n: &str| cols.iter().find(|(_, c)| c.name == n).copied();
+                let ordered: Option<Vec<_>> = named
+                    .live_columns()
+                    .map(|(_, c)| by_name(&c.name))
+                    .collect();
+                if let Some(ordered) = ordered.filter(|o| o.len() == cols.len()) {
+                    cols = ordered;
+                    named_type = nestor_types::composites::type_for_oid(named.oid.0);
+                }
+            }
+        }
         let types: Vec<DataType> = cols.iter().map(|(_, c)| c.ty).collect();
         // (Not for a table read under another table's name: a partition's
         // or child's rows checked as the named parent's.)
@@ -1834,6 +1858,7 @@ impl<'e> Binder<'e> {
             .is_none()
             .then(|| table_row_type(scope, name, &types).filter(|(oid, _)| !misnamed(*oid)))
         {
+            _ if named_type.is_some() => named_type.expect("checked"),
             Some(Some((_, t))) => t,
             _ => DataType::Record(nestor_types::datatype::record_type(
                 cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),

@@ -2166,7 +2166,10 @@ fn plan_modify_table(
         let returning = match parent {
             Some(p) if !same_layout(p, table) => {
                 let list = star_in_order(returning, &alias, p, extra_from.is_empty());
-                bind_returning(b, &list)?
+                let saved = b.whole_row_as.replace((alias.clone(), p.clone()));
+                let bound = bind_returning(b, &list);
+                b.whole_row_as = saved;
+                bound?
             }
             _ => bind_returning(b, returning)?,
         };

@@ -735,6 +735,55 @@ fn expression_and_partial_indexes_survive_crashes() {
 }
 
 /// What must hold after each restart of
+/// `indexes_on_sql_functions_survive_crashes`.
+fn check_function_indexes(server: &Server) {
+    assert_eq!(
+        ok(server, "select pg_get_indexdef('fi_norm'::regclass)"),
+        "CREATE UNIQUE INDEX fi_norm ON public.fi USING btree (fi_normalize(b))"
+    );
+    let e = err(server, "insert into fi values (1000, '  NAME5 ')");
+    assert!(e.contains("already exists"), "{e}");
+    assert_eq!(
+        ok(
+            server,
+            "set enable_seqscan = off; \
+             explain (costs off) select a from fi where fi_normalize(b) = 'name7'"
+        ),
+        "Index Scan using fi_norm on fi\n  Index Cond: (lower(btrim(b)) = 'name7'::text)"
+    );
+    assert_eq!(
+        ok(server, "select a from fi where fi_normalize(b) = 'name7'"),
+        "7"
+    );
+}
+
+/// An index on a SQL function's call (inlined when bound): a checkpoint
+/// image lists tables before functions, so the index binds once its
+/// function is installed, before recovery fills it.
+#[test]
+fn indexes_on_sql_functions_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table fi (a int, b text)",
+        "create function fi_normalize(text) returns text language sql immutable \
+         as 'select lower(btrim($1))'",
+        "insert into fi select i, 'Name' || i from generate_series(1, 50) i",
+        "create unique index fi_norm on fi (fi_normalize(b))",
+    ] {
+        ok(&server, sql);
+    }
+    check_function_indexes(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let mut again = Server::start_on(&dir);
+    check_function_indexes(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_function_indexes(&third);
+}
+
+/// What must hold after each restart of
 /// `indexes_on_added_columns_survive_crashes`.
 fn check_added_column_indexes(server: &Server) {
     // The rows stored before ADD COLUMN are in the indexes with the

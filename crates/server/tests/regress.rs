@@ -248,6 +248,7 @@ regress!(
     function_dependents,
     identity_alter,
     sql_function_inline,
+    partition_returning_row,
     constraint_using_index,
     column_storage,
     format_variadic,
