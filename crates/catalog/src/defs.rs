@@ -94,6 +94,9 @@ pub struct IndexExprs {
     pub keys: Vec<IndexKey>,
     /// A partial index's WHERE condition.
     pub predicate: Option<String>,
+    /// A GIN index's operator class of each key (empty for other
+    /// methods).
+    pub gin: Vec<crate::gin::GinClass>,
 }
 
 impl IndexExprs {

@@ -61,6 +61,7 @@ pub const DEFAULT_ACL_OID_BASE: u32 = 0xC000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
 const HASH_AM_OID: u32 = 405;
+const GIN_AM_OID: u32 = 2742;
 const DEFAULT_COLLATION_OID: u32 = 100;
 /// The OID of the `postgres` database (each session's own:
 /// `Catalog::database_oid`).
@@ -283,6 +284,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             (HEAP_AM_OID, "heap", "t"),
             (BTREE_AM_OID, "btree", "i"),
             (HASH_AM_OID, "hash", "i"),
+            (GIN_AM_OID, "gin", "i"),
         ]
         .into_iter()
             .map(|(o, name, kind)| {
@@ -2389,6 +2391,26 @@ fn opclass_rows() -> Rows {
                 .done(),
         );
     }
+    // GIN's classes (`nestor_catalog::gin`).
+    for g in nestor_catalog::gin::GinClass::ALL {
+        let intype = if g == nestor_catalog::gin::GinClass::ArrayOps {
+            2277
+        } else {
+            DataType::Jsonb.oid()
+        };
+        out.push(
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(g.oid()))
+                .set("opcmethod", oid(GIN_AM_OID))
+                .set("opcname", text(g.name()))
+                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("opcowner", oid(SUPERUSER_OID))
+                .set("opcfamily", oid(g.family()))
+                .set("opcintype", oid(intype))
+                .set("opcdefault", Value::Bool(g.is_default()))
+                .done(),
+        );
+    }
     out
 }
 
@@ -2551,10 +2573,11 @@ fn index_rows(c: &Catalog) -> Rows {
                         "indclass",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| {
+                            types.iter().enumerate().map(|(k, t)| {
                                 i64::from(match i.method {
                                     AccessMethod::Btree => opclass_of(*t),
                                     AccessMethod::Hash => hash_opclass_of(*t),
+                                    AccessMethod::Gin => gin_class_of(i, k),
                                 })
                             }),
                         ),
@@ -2565,6 +2588,14 @@ fn index_rows(c: &Catalog) -> Rows {
         }
     }
     out
+}
+
+/// The pg_opclass oid of a GIN index's key `k`.
+fn gin_class_of(i: &IndexDef, k: usize) -> u32 {
+    i.exprs
+        .as_ref()
+        .and_then(|x| x.gin.get(k))
+        .map_or(0, |c| c.oid())
 }
 
 /// A constraint of some table, as pg_constraint and pg_get_constraintdef
@@ -3458,10 +3489,19 @@ fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
     };
     x.keys
         .iter()
-        .map(|k| match k {
-            IndexKey::Column(c) => quote_ident(&t.columns[*c].name),
-            IndexKey::Expr(e) if pretty => index_expr::key_column_text(&index_expr::pretty(e)),
-            IndexKey::Expr(e) => index_expr::key_column_text(e),
+        .enumerate()
+        .map(|(n, k)| {
+            let key = match k {
+                IndexKey::Column(c) => quote_ident(&t.columns[*c].name),
+                IndexKey::Expr(e) if pretty => index_expr::key_column_text(&index_expr::pretty(e)),
+                IndexKey::Expr(e) => index_expr::key_column_text(e),
+            };
+            // A GIN key's class is shown unless it is its type's default
+            // (`(body jsonb_path_ops)`), as pg_get_indexdef does.
+            match x.gin.get(n) {
+                Some(g) if !g.is_default() => format!("{key} {}", g.name()),
+                _ => key,
+            }
         })
         .collect()
 }

@@ -1196,7 +1196,7 @@ pub fn create_index(
             return Ok(tag);
         }
     }
-    if super::index_expr::is_computed(is) {
+    if super::index_expr::is_computed(is) || method == AccessMethod::Gin {
         create_computed(ctx, text, &def, is, method)?;
         return Ok(CommandTag::Plain("CREATE INDEX"));
     }

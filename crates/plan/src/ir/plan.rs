@@ -49,6 +49,42 @@ pub struct IndexKeys {
     pub hi: Option<(Expr, bool)>,
     /// Conditions as text for EXPLAIN.
     pub display: Vec<String>,
+    /// A GIN index's conditions (`crate::select::gin`); empty for other
+    /// methods. Their conjuncts stay in the scan's filter too: GIN is
+    /// lossy, every row it yields is rechecked.
+    pub gin: Vec<GinQual>,
+}
+
+/// An operator a GIN index answers, its key on the left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GinOp {
+    /// `@>` (jsonb or array).
+    Contains,
+    /// `?`
+    Exists,
+    /// `?|`
+    ExistsAny,
+    /// `?&`
+    ExistsAll,
+    /// array `&&`
+    Overlap,
+    /// array `<@`
+    ContainedBy,
+    /// array `=`
+    ArrayEq,
+}
+
+/// One conjunct a GIN index answers: `key op value`, `value` known
+/// before the scan (a constant or parameter).
+#[derive(Clone, Debug)]
+pub struct GinQual {
+    /// Which of the index's keys.
+    pub key: usize,
+    pub class: nestor_catalog::gin::GinClass,
+    pub op: GinOp,
+    pub value: Expr,
+    /// The conjunct as written (EXPLAIN's Recheck Cond).
+    pub conj: Expr,
 }
 
 /// The order an index scan delivers its rows in. Every scan reads the
@@ -502,6 +538,12 @@ impl Plan {
         for detail in self.details() {
             Self::detail(d, &detail, out);
         }
+        if let Some((index, conds)) = self.gin_index_line() {
+            // PostgreSQL reads a GIN index through a bitmap: the index
+            // scan below the heap scan that rechecks.
+            Self::line(d + 1, &format!("Bitmap Index Scan on {index}"), out);
+            Self::detail(d + 1, &format!("Index Cond: ({conds})"), out);
+        }
         if let Plan::HashJoin { left, right, .. } = self {
             // PostgreSQL shows the table built from the inner side as a
             // Hash node above it.
@@ -526,6 +568,14 @@ impl Plan {
             Plan::Values { .. } => "Values Scan on \"*VALUES*\"".into(),
             Plan::SeqScan { table, alias, .. } | Plan::HashedScan { table, alias, .. } => {
                 scan("Seq Scan", table, alias)
+            }
+            Plan::IndexScan {
+                table,
+                alias,
+                index,
+                ..
+            } if index.method == nestor_catalog::AccessMethod::Gin => {
+                scan("Bitmap Heap Scan", table, alias)
             }
             Plan::IndexScan {
                 table,
@@ -616,6 +666,37 @@ impl Plan {
             }
             return out;
         }
+        if let Plan::IndexScan {
+            table,
+            index,
+            keys,
+            filter,
+            ..
+        } = self
+        {
+            if index.method == nestor_catalog::AccessMethod::Gin {
+                out.push(format!("Recheck Cond: ({})", gin_conds(&keys.display)));
+                let rest: Vec<Expr> = filter
+                    .iter()
+                    .flat_map(|f| match f {
+                        Expr::And(v) => v.clone(),
+                        e => vec![e.clone()],
+                    })
+                    .filter(|e| !keys.gin.iter().any(|q| q.conj == *e))
+                    .collect();
+                if !rest.is_empty() {
+                    let rest = if rest.len() == 1 {
+                        rest.into_iter()
+                            .next()
+                            .unwrap_or(Expr::Const(nestor_types::Value::Null))
+                    } else {
+                        Expr::And(rest)
+                    };
+                    out.push(format!("Filter: {}", show(&rest, table)));
+                }
+                return out;
+            }
+        }
         let (table, keys, filter) = match self {
             Plan::SeqScan { table, filter, .. } => (table, None, filter),
             Plan::IndexScan {
@@ -643,6 +724,19 @@ impl Plan {
         out
     }
 
+    /// A GIN index scan's Bitmap Index Scan line: the index's name and
+    /// its conditions.
+    fn gin_index_line(&self) -> Option<(String, String)> {
+        match self {
+            Plan::IndexScan { index, keys, .. }
+                if index.method == nestor_catalog::AccessMethod::Gin =>
+            {
+                Some((index.name.clone(), gin_conds(&keys.display)))
+            }
+            _ => None,
+        }
+    }
+
     /// Inputs, as [`Plan::children`] lists them, to change.
     pub(crate) fn children_mut(&mut self) -> Vec<&mut Plan> {
         inputs!(self, iter_mut)
@@ -651,6 +745,19 @@ impl Plan {
     /// Inputs in EXPLAIN order.
     fn children(&self) -> Vec<&Plan> {
         inputs!(self, iter)
+    }
+}
+
+/// GIN conditions as EXPLAIN prints them: one bare, several each in
+/// parentheses joined by AND.
+fn gin_conds(display: &[String]) -> String {
+    match display {
+        [one] => one.clone(),
+        many => many
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" AND "),
     }
 }
 
@@ -677,6 +784,20 @@ pub fn show(e: &Expr, table: &TableDef) -> String {
     render_expr(e, &name)
 }
 
+/// The operator a jsonb or array containment/existence function
+/// implements (what a GIN index answers).
+pub(crate) fn containment_operator(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "jsonb_contains" | "arraycontains" => "@>",
+        "jsonb_contained" | "arraycontained" => "<@",
+        "jsonb_exists" => "?",
+        "jsonb_exists_any" => "?|",
+        "jsonb_exists_all" => "?&",
+        "arrayoverlap" => "&&",
+        _ => return None,
+    })
+}
+
 /// The operator a regular-expression match function implements.
 fn regex_operator(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -694,6 +815,7 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
     match e {
         Expr::Const(v) => match v {
             nestor_types::Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
+            nestor_types::Value::Jsonb(s) => format!("'{}'::jsonb", s.replace('\'', "''")),
             nestor_types::Value::Geo(g) => {
                 let text = g.to_text(1);
                 format!("'{text}'::{}", g.kind().name())
@@ -786,6 +908,12 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
                 if *all { "ALL" } else { "ANY" },
                 r(&args[1])
             )
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
+            if args.len() == 2 && containment_operator(f.name).is_some() =>
+        {
+            let op = containment_operator(f.name).unwrap_or("@>");
+            format!("({} {op} {})", r(&args[0]), r(&args[1]))
         }
         Expr::Func(crate::functions::Func::Library(f), args)
             if args.len() == 2 && regex_operator(f.name).is_some() =>

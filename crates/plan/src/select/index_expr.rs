@@ -668,6 +668,12 @@ pub fn install_keys(
     };
     let bound = bind_stored(catalog, table, x)?;
     let names = key_names(x, table);
+    if idx.method == nestor_catalog::AccessMethod::Gin {
+        let keys = bound.keys.into_iter().map(|(e, _)| e).collect();
+        let gin = super::gin::GinKeyFn::new((keys, bound.predicate), x.gin.clone(), names);
+        idx.index.set_keys(Arc::new(gin));
+        return Ok(());
+    }
     idx.index.set_keys(Arc::new(KeyFn::new(bound, names)));
     Ok(())
 }
