@@ -151,6 +151,15 @@ fn option_text(arg: Option<&NodeEnum>) -> String {
         Some(NodeEnum::Float(f)) => f.fval.clone(),
         Some(NodeEnum::String(s)) => s.sval.clone(),
         Some(NodeEnum::Boolean(b)) => b.boolval.to_string(),
+        // A bare word (`fastupdate = maybe`) is a type name to the parser.
+        Some(NodeEnum::TypeName(t)) => t
+            .names
+            .last()
+            .and_then(|n| match n.node.as_ref() {
+                Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+                _ => None,
+            })
+            .unwrap_or_default(),
         Some(_) => String::new(),
     }
 }

@@ -785,7 +785,7 @@ pub fn show(e: &Expr, table: &TableDef) -> String {
 }
 
 /// The operator a jsonb or array containment/existence function
-/// implements (what a GIN index answers).
+/// implements (what a GIN index answers), or a json field access.
 pub(crate) fn containment_operator(name: &str) -> Option<&'static str> {
     Some(match name {
         "jsonb_contains" | "arraycontains" => "@>",
@@ -794,6 +794,14 @@ pub(crate) fn containment_operator(name: &str) -> Option<&'static str> {
         "jsonb_exists_any" => "?|",
         "jsonb_exists_all" => "?&",
         "arrayoverlap" => "&&",
+        "jsonb_object_field"
+        | "jsonb_array_element"
+        | "json_object_field"
+        | "json_array_element" => "->",
+        "jsonb_object_field_text"
+        | "jsonb_array_element_text"
+        | "json_object_field_text"
+        | "json_array_element_text" => "->>",
         _ => return None,
     })
 }
