@@ -97,6 +97,10 @@ pub struct IndexExprs {
     /// A GIN index's operator class of each key (empty for other
     /// methods).
     pub gin: Vec<crate::gin::GinClass>,
+    /// A GIN index's storage parameters (`WITH (fastupdate = off)`), name
+    /// and value as written: kept for pg_class.reloptions and
+    /// pg_get_indexdef (they tune nothing in Nestor's storage).
+    pub options: Vec<(String, String)>,
 }
 
 impl IndexExprs {

@@ -129,7 +129,8 @@
 //!              records before hash indexes had no bit 5), 6 gin access
 //!              method (computed; `gin` follows `computed`)
 //!  computed := nkeys:u32 (0x00 col:u32 | 0x01 expr)* predicate?
-//!  gin      := nkeys:u32 class:u8*  (GinClass::code per key)
+//!  gin      := nkeys:u32 class:u8* nopts:u32 (name value)*
+//!              (GinClass::code per key; storage parameters as written)
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
 //!              [typoid:u32 cache:i64]  (AS type 21/23/20, 0: not kept)
@@ -1700,6 +1701,11 @@ impl IndexRecord {
             if self.gin {
                 put_u32(out, x.gin.len());
                 out.extend(x.gin.iter().map(|c| c.code()));
+                put_u32(out, x.options.len());
+                for (k, v) in &x.options {
+                    put_str(out, k);
+                    put_str(out, v);
+                }
             }
         }
     }
@@ -1719,25 +1725,33 @@ impl IndexRecord {
                 return Err(format!("index {name}: bad computed keys"));
             }
             let predicate = get_opt_str(r)?;
-            let gin = if flags & 64 != 0 {
-                get_list(r, |r| {
+            let (gin, options) = if flags & 64 != 0 {
+                let gin = get_list(r, |r| {
                     let c = r.u8()?;
                     crate::gin::GinClass::from_code(c)
                         .ok_or_else(|| format!("index {name}: bad gin class {c}"))
-                })?
+                })?;
+                if gin.len() != keys.len() {
+                    return Err(format!("index {name}: gin classes do not match its keys"));
+                }
+                (gin, get_list(r, |r| Ok((get_str(r)?, get_str(r)?)))?)
             } else {
-                Vec::new()
+                (Vec::new(), Vec::new())
             };
             Some(IndexExprs {
                 keys,
                 predicate,
                 gin,
+                options,
             })
         } else {
             None
         };
         if columns.is_empty() && exprs.is_none() {
             return Err(format!("index {name} without key columns"));
+        }
+        if flags & 64 != 0 && exprs.is_none() {
+            return Err(format!("index {name}: gin without computed keys"));
         }
         Ok(IndexRecord {
             oid,
@@ -2417,6 +2431,7 @@ mod tests {
                         keys: vec![IndexKey::Column(0), IndexKey::Expr("lower(v)".into())],
                         predicate: Some("(id > 10)".into()),
                         gin: Vec::new(),
+                        options: Vec::new(),
                     }),
                     nulls_not_distinct: true,
                     hash: false,
@@ -2433,6 +2448,7 @@ mod tests {
                         keys: vec![IndexKey::Column(1)],
                         predicate: None,
                         gin: vec![crate::gin::GinClass::JsonbPathOps],
+                        options: vec![("fastupdate".into(), "off".into())],
                     }),
                     nulls_not_distinct: false,
                     hash: false,

@@ -1240,6 +1240,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     i.method.oid(),
                 )
                 .set("relnatts", Value::Int2(index_width(i) as i16))
+                .set("reloptions", index_reloptions(i))
                 .set(
                     "relowner",
                     oid(c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0),
@@ -1415,6 +1416,41 @@ pub(crate) fn description(
         .into_iter()
         .find(|(o, class, s, _)| *o == objoid && *s == sub && classoid.is_none_or(|k| k == *class))
         .map(|(_, _, _, d)| d)
+}
+
+/// An index's reloptions (`{fastupdate=off}`; NULL when it has none).
+fn index_reloptions(i: &IndexDef) -> Value {
+    let opts = index_options(i);
+    if opts.is_empty() {
+        return Value::Null;
+    }
+    let items = opts.iter().map(|(k, v)| text(format!("{k}={v}"))).collect();
+    Array::from_items(DataType::Text, items).value()
+}
+
+/// An index's storage parameters, name and value as written.
+fn index_options(i: &IndexDef) -> &[(String, String)] {
+    i.exprs.as_ref().map_or(&[], |x| &x.options[..])
+}
+
+/// ` WITH (k=v, ...)` of pg_get_indexdef: a value that is a plain
+/// identifier bare, any other quoted (ruleutils' flatten_reloptions).
+fn index_with(i: &IndexDef) -> String {
+    let opts = index_options(i);
+    if opts.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = opts
+        .iter()
+        .map(|(k, v)| {
+            if nestor_common::keywords::quote_identifier(v) == *v {
+                format!("{k}={v}")
+            } else {
+                format!("{k}='{}'", v.replace('\'', "''"))
+            }
+        })
+        .collect();
+    format!(" WITH ({})", parts.join(", "))
 }
 
 /// A view's reloptions as PostgreSQL keeps them: its check option,
@@ -3538,11 +3574,12 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         " NULLS NOT DISTINCT"
     } else {
         ""
-    } + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
-        None => String::new(),
-        Some(p) if pretty => format!(" WHERE {}", nestor_plan::select::index_expr::pretty(p)),
-        Some(p) => format!(" WHERE {p}"),
-    }
+    } + &index_with(i)
+        + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
+            None => String::new(),
+            Some(p) if pretty => format!(" WHERE {}", nestor_plan::select::index_expr::pretty(p)),
+            Some(p) => format!(" WHERE {p}"),
+        }
 }
 
 fn find_index(c: &Catalog, o: u32) -> Option<(Arc<TableDef>, IndexDef)> {

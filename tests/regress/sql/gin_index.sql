@@ -44,6 +44,7 @@ CREATE INDEX g_tags ON g USING gin (tags);
 \d g
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'g' ORDER BY 1;
 SELECT pg_get_indexdef('g_path'::regclass);
+SELECT relname, reloptions FROM pg_class WHERE relname IN ('g_path', 'g_tags') ORDER BY 1;
 SELECT amname, amtype FROM pg_am WHERE amname = 'gin';
 SELECT c.relname, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
 WHERE c.relname LIKE 'g\_%' ORDER BY 1;

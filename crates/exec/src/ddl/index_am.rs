@@ -143,6 +143,19 @@ pub(super) fn check_options(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), 
     Ok(())
 }
 
+/// The storage parameters of `WITH (...)` as written, name and value
+/// (checked by [`check_options`] before).
+pub(super) fn option_values(is: &pb::IndexStmt) -> Result<Vec<(String, String)>, DbError> {
+    let mut out = Vec::with_capacity(is.options.len());
+    for o in &is.options {
+        if let NodeEnum::DefElem(d) = node(o)? {
+            let arg = d.arg.as_deref().and_then(|a| a.node.as_ref());
+            out.push((d.defname.clone(), option_text(arg)));
+        }
+    }
+    Ok(out)
+}
+
 /// An option's value as text (a bare name is `true`, as for reloptions).
 fn option_text(arg: Option<&NodeEnum>) -> String {
     match arg {

@@ -99,10 +99,16 @@ pub(super) fn make(
             )?)
         }
     };
+    let options = if gin_method {
+        super::index_am::option_values(is)?
+    } else {
+        Vec::new()
+    };
     let exprs = IndexExprs {
         keys,
         predicate,
         gin,
+        options,
     };
     let name = index_name(ctx, def, is, &name_parts)?;
     let oid = ctx.catalog.alloc_oid();
