@@ -212,3 +212,42 @@ SELECT count(*) FROM gp WHERE doc @> '{"m": 3}';
 RESET enable_seqscan;
 DROP INDEX g_body;
 DROP TABLE g, gplain, ge, gp;
+-- many generated conditions, each checked against the unindexed copy
+-- (the count of mismatches must be 0)
+CREATE TABLE g2 (id int, body jsonb, tags int[]);
+INSERT INTO g2
+SELECT i,
+       CASE WHEN i % 17 = 0 THEN NULL
+            WHEN i % 13 = 0 THEN jsonb_build_array(i % 4, 'k' || (i % 5))
+            ELSE jsonb_build_object('k' || (i % 5), i % 4, 'k' || (i % 7), jsonb_build_array(i % 3, 'k' || (i % 2)))
+       END,
+       CASE WHEN i % 19 = 0 THEN NULL
+            WHEN i % 11 = 0 THEN '{}'::int[]
+            ELSE ARRAY[i % 5, (i * 7) % 9, (i * 3) % 4]
+       END
+FROM generate_series(1, 400) i;
+CREATE TABLE g2plain AS SELECT * FROM g2;
+CREATE INDEX ON g2 USING gin (body);
+CREATE INDEX ON g2 USING gin (tags);
+CREATE FUNCTION check_gin2(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  a text;
+  b text;
+BEGIN
+  EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM g2 WHERE ' || cond INTO a;
+  EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM g2plain WHERE ' || cond INTO b;
+  RETURN a = b;
+END $$;
+SELECT count(*) AS conditions, count(*) FILTER (WHERE NOT check_gin2(c)) AS mismatches FROM (
+  SELECT format('body @> ''{"k%s": %s}''', i % 7, i % 4) FROM generate_series(1, 30) i
+  UNION ALL SELECT format('body @> ''{"k%s": [%s]}''', i % 7, i % 3) FROM generate_series(1, 30) i
+  UNION ALL SELECT format('body @> ''[%s]''', i % 4) FROM generate_series(1, 5) i
+  UNION ALL SELECT format('body ? ''k%s''', i % 8) FROM generate_series(1, 10) i
+  UNION ALL SELECT format('body ?| ARRAY[''k%s'', ''k%s'']', i % 8, i % 3) FROM generate_series(1, 10) i
+  UNION ALL SELECT format('body ?& ARRAY[''k%s'', ''k%s'']', i % 8, i % 3) FROM generate_series(1, 10) i
+  UNION ALL SELECT format('tags && ''{%s,%s}''', i % 9, i % 4) FROM generate_series(1, 20) i
+  UNION ALL SELECT format('tags @> ''{%s,%s}''', i % 9, i % 4) FROM generate_series(1, 20) i
+  UNION ALL SELECT format('tags <@ ''{%s,%s,%s}''', i % 9, i % 4, i % 5) FROM generate_series(1, 20) i
+  UNION ALL SELECT format('tags = ''{%s,%s,%s}''', i % 5, (i * 7) % 9, (i * 3) % 4) FROM generate_series(1, 20) i
+) v(c);
+DROP TABLE g2, g2plain;
