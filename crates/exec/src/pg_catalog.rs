@@ -2217,12 +2217,19 @@ fn attribute_rows(c: &Catalog) -> Rows {
                 // A PostgreSQL hash index stores the key's 32-bit hash
                 // code (every hash class's opckeytype is int4), so its
                 // attribute is an integer whatever the key's type.
-                let ty = if hash { DataType::Int4 } else { ty };
+                let gin = idx.method == AccessMethod::Gin;
+                let ty = if hash {
+                    DataType::Int4
+                } else if gin {
+                    gin_key_type(idx, k, ty)
+                } else {
+                    ty
+                };
                 let mut r = attribute_row(idx.oid.0, k as i16 + 1, &name, ty);
                 r.set("attnotnull", Value::Bool(false));
                 // A key that is a column has the column's storage (SET
                 // STORAGE reaches the table's indexes).
-                let col = index_key_column(idx, k).filter(|_| !hash);
+                let col = index_key_column(idx, k).filter(|_| !hash && !gin);
                 if let Some(s) = col.and_then(|col| t.columns[col].storage) {
                     r.set("attstorage", text(char::from(s).to_string()));
                 }
@@ -2624,6 +2631,19 @@ fn index_rows(c: &Catalog) -> Rows {
         }
     }
     out
+}
+
+/// The type a GIN index stores for key `k` of type `ty` (its class's
+/// opckeytype): array_ops an element, jsonb_ops text, jsonb_path_ops a
+/// hash (integer).
+fn gin_key_type(i: &IndexDef, k: usize, ty: DataType) -> DataType {
+    use nestor_catalog::gin::GinClass;
+    match i.exprs.as_ref().and_then(|x| x.gin.get(k)) {
+        Some(GinClass::ArrayOps) => ty.element().unwrap_or(ty),
+        Some(GinClass::JsonbOps) => DataType::Text,
+        Some(GinClass::JsonbPathOps) => DataType::Int4,
+        None => ty,
+    }
 }
 
 /// The pg_opclass oid of a GIN index's key `k`.

@@ -72,6 +72,10 @@ pub enum GinOp {
     ContainedBy,
     /// array `=`
     ArrayEq,
+    /// jsonpath `@?` and `@@`: answered by a full read (no keys are
+    /// extracted from the path), rechecked.
+    PathExists,
+    PathMatch,
 }
 
 /// One conjunct a GIN index answers: `key op value`, `value` known
@@ -794,6 +798,8 @@ pub(crate) fn containment_operator(name: &str) -> Option<&'static str> {
         "jsonb_exists_any" => "?|",
         "jsonb_exists_all" => "?&",
         "arrayoverlap" => "&&",
+        "jsonb_path_exists_opr" => "@?",
+        "jsonb_path_match_opr" => "@@",
         "jsonb_object_field"
         | "jsonb_array_element"
         | "json_object_field"
@@ -921,7 +927,14 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             if args.len() == 2 && containment_operator(f.name).is_some() =>
         {
             let op = containment_operator(f.name).unwrap_or("@>");
-            format!("({} {op} {})", r(&args[0]), r(&args[1]))
+            let right = match (&args[1], op) {
+                // A jsonpath constant is held as its text.
+                (Expr::Const(nestor_types::Value::Text(s)), "@?" | "@@") => {
+                    format!("'{}'::jsonpath", s.replace('\'', "''"))
+                }
+                (other, _) => r(other),
+            };
+            format!("({} {op} {right})", r(&args[0]))
         }
         Expr::Func(crate::functions::Func::Library(f), args)
             if args.len() == 2 && regex_operator(f.name).is_some() =>

@@ -23,6 +23,10 @@
 //! are lossy, so the executor always rechecks the conjuncts on each row
 //! (EXPLAIN's Recheck Cond), as PostgreSQL's bitmap heap scan does.
 //!
+//! Jsonpath's `@?` and `@@` are taken too, as PostgreSQL's jsonb classes
+//! take them, but no keys are extracted from the path here: the scan
+//! reads every row and the recheck decides (correct, not narrowed).
+//!
 //! New classes (tsvector_ops for `@@`) add a [`GinOp`], their operators
 //! to [`gin_op`], and their extraction to [`class_keys`] and [`search`].
 
@@ -185,6 +189,9 @@ pub fn search(q: &GinQual, value: &Value) -> Result<Search, DbError> {
             keys.push(vec![EMPTY]);
             Search::Any(keys)
         }
+        // No keys are taken from a jsonpath: every row is a candidate,
+        // and the recheck decides.
+        GinOp::PathExists | GinOp::PathMatch => Search::Everything,
         GinOp::ArrayEq => {
             let keys = array_keys(value);
             if keys.is_empty() {
@@ -230,6 +237,8 @@ fn gin_op<'e>(e: &'e Expr, key: &Expr) -> Option<(GinOp, &'e Expr)> {
             "arraycontained" => GinOp::ContainedBy,
             "arrayoverlap" => GinOp::Overlap,
             "=" => GinOp::ArrayEq,
+            "jsonb_path_exists_opr" => GinOp::PathExists,
+            "jsonb_path_match_opr" => GinOp::PathMatch,
             _ => return None,
         };
         (op, b)
@@ -253,9 +262,16 @@ fn supports(class: GinClass, op: GinOp) -> bool {
     match class {
         GinClass::JsonbOps => matches!(
             op,
-            GinOp::Contains | GinOp::Exists | GinOp::ExistsAny | GinOp::ExistsAll
+            GinOp::Contains
+                | GinOp::Exists
+                | GinOp::ExistsAny
+                | GinOp::ExistsAll
+                | GinOp::PathExists
+                | GinOp::PathMatch
         ),
-        GinClass::JsonbPathOps => op == GinOp::Contains,
+        GinClass::JsonbPathOps => {
+            matches!(op, GinOp::Contains | GinOp::PathExists | GinOp::PathMatch)
+        }
         GinClass::ArrayOps => matches!(
             op,
             GinOp::Contains | GinOp::ContainedBy | GinOp::Overlap | GinOp::ArrayEq
