@@ -641,3 +641,30 @@ pub(crate) fn visit_range_from(
         }
     }
 }
+
+#[cfg(test)]
+mod multi_key_tests {
+    use super::*;
+
+    fn blob(keys: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for k in keys {
+            codec::put_key_value(&Value::Bytea(Arc::from(*k)), &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn a_blob_splits_into_its_keys_even_with_zero_bytes() {
+        let keys: [&[u8]; 4] = [b"a", &[0, 1, 0, 0xFF], &[], &[1, 0]];
+        let b = blob(&keys);
+        let parts: Vec<&[u8]> = split_keys(&b).collect();
+        assert_eq!(parts.len(), keys.len());
+        for (part, k) in parts.iter().zip(keys) {
+            assert_eq!(*part, blob(&[k]).as_slice());
+            assert!(blob_has(&b, part));
+        }
+        assert!(!blob_has(&b, &blob(&[b"b"])));
+        assert_eq!(split_keys(&[]).count(), 0);
+    }
+}
