@@ -49,7 +49,7 @@ pub struct IndexKeys {
     pub hi: Option<(Expr, bool)>,
     /// Conditions as text for EXPLAIN.
     pub display: Vec<String>,
-    /// A GIN index's conditions (`crate::select::gin`); empty for other
+    /// A GIN index's conditions (`select::gin`); empty for other
     /// methods. Their conjuncts stay in the scan's filter too: GIN is
     /// lossy, every row it yields is rechecked.
     pub gin: Vec<GinQual>,
