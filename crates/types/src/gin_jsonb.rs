@@ -117,47 +117,56 @@ fn scalar_key(v: &Json, string_tag: u8) -> Option<Vec<u8>> {
     })
 }
 
-/// jsonb_ops: `elem` says whether `v` is an array element or the whole
-/// document (a string there is a key, as `?` sees it).
-fn ops_keys(v: &Json, elem: bool, out: &mut Vec<Vec<u8>>) {
-    match v {
-        Json::Arr(items) => items.iter().for_each(|i| ops_keys(i, true, out)),
-        Json::Obj(fields) => {
-            for (k, fv) in fields {
-                out.push(string_key(TAG_KEY, k));
-                ops_keys(fv, false, out);
+/// jsonb_ops. Each pending value carries whether it is an array element
+/// or the whole document (a string there is a key, as `?` sees it). An
+/// explicit stack, not recursion: a document may nest JSON_NESTING_MAX
+/// deep, and keys are also taken where no session stack check runs
+/// (recovery, replicas).
+fn ops_keys(doc: &Json, top: bool, out: &mut Vec<Vec<u8>>) {
+    let mut pending: Vec<(&Json, bool)> = vec![(doc, top)];
+    while let Some((v, elem)) = pending.pop() {
+        match v {
+            Json::Arr(items) => pending.extend(items.iter().map(|i| (i, true))),
+            Json::Obj(fields) => {
+                for (k, fv) in fields {
+                    out.push(string_key(TAG_KEY, k));
+                    pending.push((fv, false));
+                }
             }
-        }
-        scalar => {
-            let tag = if elem { TAG_KEY } else { TAG_STR };
-            out.extend(scalar_key(scalar, tag));
+            scalar => {
+                let tag = if elem { TAG_KEY } else { TAG_STR };
+                out.extend(scalar_key(scalar, tag));
+            }
         }
     }
 }
 
 /// jsonb_path_ops: one hashed key per leaf scalar, over the object keys
-/// leading to it.
-fn path_keys(v: &Json, path: Fnv, out: &mut Vec<Vec<u8>>) {
-    match v {
-        Json::Arr(items) => items.iter().for_each(|i| path_keys(i, path, out)),
-        Json::Obj(fields) => {
-            for (k, fv) in fields {
-                let mut p = path;
-                p.bytes(&(k.len() as u64).to_be_bytes());
-                p.bytes(k.as_bytes());
-                path_keys(fv, p, out);
+/// leading to it (an explicit stack, as [`ops_keys`]).
+fn path_keys(doc: &Json, root: Fnv, out: &mut Vec<Vec<u8>>) {
+    let mut pending: Vec<(&Json, Fnv)> = vec![(doc, root)];
+    while let Some((v, path)) = pending.pop() {
+        match v {
+            Json::Arr(items) => pending.extend(items.iter().map(|i| (i, path))),
+            Json::Obj(fields) => {
+                for (k, fv) in fields {
+                    let mut p = path;
+                    p.bytes(&(k.len() as u64).to_be_bytes());
+                    p.bytes(k.as_bytes());
+                    pending.push((fv, p));
+                }
             }
-        }
-        scalar => {
-            let Some(leaf) = scalar_key(scalar, TAG_STR) else {
-                return;
-            };
-            let mut h = path;
-            h.bytes(&[0xFF]);
-            h.bytes(&leaf);
-            let mut k = vec![TAG_PATH];
-            k.extend_from_slice(&h.0.to_be_bytes());
-            out.push(k);
+            scalar => {
+                let Some(leaf) = scalar_key(scalar, TAG_STR) else {
+                    continue;
+                };
+                let mut h = path;
+                h.bytes(&[0xFF]);
+                h.bytes(&leaf);
+                let mut k = vec![TAG_PATH];
+                k.extend_from_slice(&h.0.to_be_bytes());
+                out.push(k);
+            }
         }
     }
 }

@@ -489,7 +489,7 @@ fn like_clause(
         for i in &src.indexes {
             if i.exprs.is_some() {
                 return Err(DbError::unsupported(
-                    "LIKE ... INCLUDING INDEXES of a table with expression or partial indexes",
+                    "LIKE ... INCLUDING INDEXES of a table with expression, partial or GIN indexes",
                 ));
             }
             el.indexes.push(PendingIndex {
