@@ -14,6 +14,13 @@ CREATE INDEX ON g USING gin (body NULLS FIRST);
 CREATE INDEX ON g USING gin (body nosuch_ops);
 CREATE INDEX ON g USING gin (tags jsonb_path_ops);
 CREATE INDEX ON g USING gin (body array_ops);
+-- array elements without an order
+CREATE TABLE gbad (p point[], j json[], l line[], m money[]);
+CREATE INDEX ON gbad USING gin (p);
+CREATE INDEX ON gbad USING gin (j);
+CREATE INDEX ON gbad USING gin ((l));
+CREATE INDEX ON gbad USING gin (m);
+DROP TABLE gbad;
 -- storage parameters
 CREATE INDEX ON g USING gin (body) WITH (fillfactor = 50);
 CREATE INDEX ON g USING gin (body) WITH (fastupdate = maybe);

@@ -267,6 +267,25 @@ pub(super) fn gin_class(ie: &pb::IndexElem, ty: DataType) -> Result<GinClass, Db
     Ok(class)
 }
 
+/// array_ops compares elements with their type's btree order (initGinState):
+/// an element type without one (the geometric types, json, jsonpath) is
+/// PostgreSQL's 42883 when the index is made.
+pub(super) fn check_gin_elements(class: GinClass, ty: DataType) -> Result<(), DbError> {
+    let Some(elem) = ty.element().filter(|_| class == GinClass::ArrayOps) else {
+        return Ok(());
+    };
+    if matches!(elem, DataType::Geo(_) | DataType::Json | DataType::JsonPath) {
+        return Err(DbError::new(
+            SqlState::UndefinedFunction,
+            format!(
+                "could not identify a comparison function for type {}",
+                elem.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// fillfactor: an integer (a number is rounded, as parse_int does) in
 /// [10, 100].
 fn check_fillfactor(arg: Option<&NodeEnum>) -> Result<(), DbError> {

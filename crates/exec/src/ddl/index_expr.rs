@@ -40,6 +40,7 @@ pub(super) fn make(
     let mut keys = Vec::new();
     let mut name_parts = Vec::new();
     let mut gin = Vec::new();
+    let mut gin_types = Vec::new();
     let gin_method = method == AccessMethod::Gin;
     for p in &is.index_params {
         let NodeEnum::IndexElem(ie) = node(p)? else {
@@ -54,6 +55,7 @@ pub(super) fn make(
             })?;
             if gin_method {
                 gin.push(super::index_am::gin_class(ie, def.columns[pos].ty)?);
+                gin_types.push(def.columns[pos].ty);
             }
             keys.push(IndexKey::Column(pos));
             name_parts.push(ie.name.clone());
@@ -67,6 +69,7 @@ pub(super) fn make(
         let (bound, ty) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
         if gin_method {
             gin.push(super::index_am::gin_class(ie, ty)?);
+            gin_types.push(ty);
         } else {
             super::index_am::check_key_type(method, ty)?;
         }
@@ -99,6 +102,11 @@ pub(super) fn make(
             )?)
         }
     };
+    // After every key's class (ComputeIndexAttrs), as the build
+    // (initGinState) finds them.
+    for (class, ty) in gin.iter().zip(&gin_types) {
+        super::index_am::check_gin_elements(*class, *ty)?;
+    }
     let options = if gin_method {
         super::index_am::option_values(is)?
     } else {
