@@ -15,6 +15,16 @@
 //!   them) and the value. It answers `@>` only, with fewer, more
 //!   selective keys.
 //!
+//! Jsonpath queries (`@?`, `@@`) get the keys every matching document
+//! must have ([`jsonpath_keys`]), a small part of PostgreSQL's
+//! extract_jsonp_query: the object keys a path steps through (jsonb_ops),
+//! and for `path == literal` the literal's key (jsonb_ops, not for
+//! strings: in lax mode `$.a == "x"` also matches `["x"]`, whose "x" is a
+//! key) or the hashed path and literal (jsonb_path_ops, arrays being
+//! transparent there as in lax mode). Only what a true result requires is
+//! taken: AND's sides, comparisons' paths; OR, NOT, variables and what
+//! follows an item method contribute nothing.
+//!
 //! Keys are lossy (long strings are hashed, paths are hashed) but never
 //! miss: a document that satisfies a query has every key the query's
 //! extraction requires. The executor therefore always rechecks the
@@ -156,19 +166,157 @@ fn path_keys(doc: &Json, root: Fnv, out: &mut Vec<Vec<u8>>) {
                     pending.push((fv, p));
                 }
             }
-            scalar => {
-                let Some(leaf) = scalar_key(scalar, TAG_STR) else {
-                    continue;
-                };
-                let mut h = path;
-                h.bytes(&[0xFF]);
-                h.bytes(&leaf);
-                let mut k = vec![TAG_PATH];
-                k.extend_from_slice(&h.0.to_be_bytes());
-                out.push(k);
+            scalar => out.extend(leaf_key(path, scalar)),
+        }
+    }
+}
+
+/// The keys every document matching a jsonpath query must have (`@?`
+/// when `is_match` is false, `@@` when true); empty when nothing is
+/// required (every row is a candidate). Unparsable text has none (the
+/// recheck reports its error, as the operator would).
+pub fn jsonpath_keys(class: JsonbClass, path: &str, is_match: bool) -> Vec<Vec<u8>> {
+    use crate::jsonpath::parse::{parse, Expr};
+    let Ok(p) = parse(path) else {
+        return Vec::new();
+    };
+    let mut req = Required {
+        class,
+        out: Vec::new(),
+    };
+    match (&p.expr, is_match) {
+        (Expr::Path(..), false) => {
+            req.chain(&p.expr, None);
+        }
+        (e, true) if e.is_predicate() => req.predicate(e, None),
+        _ => {}
+    }
+    let mut out = req.out;
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// What a jsonpath query requires of a document, collected into `out`.
+struct Required {
+    class: JsonbClass,
+    out: Vec<Vec<u8>>,
+}
+
+impl Required {
+    /// Keys a true predicate requires; `base` is the path (object keys)
+    /// of `@` when known.
+    fn predicate(&mut self, e: &crate::jsonpath::parse::Expr, base: Option<&[String]>) {
+        use crate::jsonpath::parse::{BinOp, Expr};
+        match e {
+            Expr::Binary(BinOp::And, l, r) => {
+                self.predicate(l, base);
+                self.predicate(r, base);
+            }
+            Expr::Binary(BinOp::Eq, l, r) => {
+                let (lp, rp) = (self.chain(l, base), self.chain(r, base));
+                for (path, other) in [(lp, r), (rp, l)] {
+                    if let (Some(path), Some(lit)) = (path, literal(other)) {
+                        self.equal(&path, lit);
+                    }
+                }
+            }
+            Expr::Binary(
+                BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::StartsWith,
+                l,
+                r,
+            ) => {
+                self.chain(l, base);
+                self.chain(r, base);
+            }
+            Expr::Exists(x) | Expr::LikeRegex { expr: x, .. } => {
+                self.chain(x, base);
+            }
+            _ => {}
+        }
+    }
+
+    /// A path expression's required keys (jsonb_ops: every object key it
+    /// steps through before an item method) and its filters'. Returns its
+    /// object-key path when it has no wildcard or method (arrays and
+    /// subscripts are transparent), for `path == literal`.
+    fn chain(
+        &mut self,
+        e: &crate::jsonpath::parse::Expr,
+        base: Option<&[String]>,
+    ) -> Option<Vec<String>> {
+        use crate::jsonpath::parse::{Expr, Primary, Step};
+        let Expr::Path(primary, steps) = e else {
+            return None;
+        };
+        let mut path: Option<Vec<String>> = match primary {
+            Primary::Root => Some(Vec::new()),
+            Primary::Current => base.map(<[String]>::to_vec),
+            _ => return None,
+        };
+        for step in steps {
+            match step {
+                Step::Key(k) => {
+                    if self.class == JsonbClass::Ops {
+                        self.out.push(exists_key(k));
+                    }
+                    if let Some(p) = path.as_mut() {
+                        p.push(k.clone());
+                    }
+                }
+                Step::AnyArray | Step::Index(_) => {}
+                Step::Filter(f) => {
+                    let here = path.clone();
+                    self.predicate(f, here.as_deref());
+                }
+                Step::AnyKey | Step::Any { .. } => path = None,
+                // An item method's result is no item of the document: what
+                // follows names nothing the document must have.
+                Step::Method(_) => return None,
+            }
+        }
+        path
+    }
+
+    /// `path == literal`: the literal's key (jsonb_ops, not a string) or
+    /// the path-and-value hash (jsonb_path_ops).
+    fn equal(&mut self, path: &[String], lit: &Json) {
+        match self.class {
+            JsonbClass::Ops => {
+                if !matches!(lit, Json::Str(_)) {
+                    self.out.extend(scalar_key(lit, TAG_STR));
+                }
+            }
+            JsonbClass::PathOps => {
+                let mut h = Fnv::new();
+                for k in path {
+                    h.bytes(&(k.len() as u64).to_be_bytes());
+                    h.bytes(k.as_bytes());
+                }
+                self.out.extend(leaf_key(h, lit));
             }
         }
     }
+}
+
+/// A scalar literal operand (`1`, `"x"`, `true`, `null`).
+fn literal(e: &crate::jsonpath::parse::Expr) -> Option<&Json> {
+    use crate::jsonpath::parse::{Expr, Primary};
+    match e {
+        Expr::Path(Primary::Literal(j), steps) if steps.is_empty() => Some(j),
+        _ => None,
+    }
+}
+
+/// A jsonb_path_ops key: the hash of a leaf's path and its value.
+fn leaf_key(path: Fnv, scalar: &Json) -> Option<Vec<u8>> {
+    let leaf = scalar_key(scalar, TAG_STR)?;
+    let mut h = path;
+    h.bytes(&[0xFF]);
+    h.bytes(&leaf);
+    let mut k = vec![TAG_PATH];
+    k.extend_from_slice(&h.0.to_be_bytes());
+    Some(k)
 }
 
 /// FNV-1a, 64 bits: stable across processes (index entries are rebuilt
@@ -223,6 +371,30 @@ mod tests {
             let miss = contains_keys(class, &j(r#"{"a": [3]}"#)).unwrap().unwrap();
             assert!(!has_all(&row, &miss));
         }
+    }
+
+    #[test]
+    fn jsonpath_keys_are_a_subset_of_a_matching_row() {
+        let doc = j(r#"{"a": [{"b": 1}, {"b": "x"}], "c": {"d": null}}"#);
+        for class in [JsonbClass::Ops, JsonbClass::PathOps] {
+            let row = row_keys(class, &doc).unwrap();
+            for (path, is_match) in [
+                ("$.a[*].b", false),
+                ("$.a.b ? (@ == 1)", false),
+                ("$ ? (@.c.d == null)", false),
+                ("$.a.b == 1", true),
+                ("$.a.b == \"x\" && exists($.c)", true),
+                ("$.c.d == null", true),
+                ("$.a.b.type() == \"number\"", true),
+            ] {
+                let q = jsonpath_keys(class, path, is_match);
+                assert!(has_all(&row, &q), "{path} {class:?}");
+            }
+            let miss = jsonpath_keys(class, "$.a.b == 2", true);
+            assert!(!miss.is_empty() && !has_all(&row, &miss), "{class:?}");
+        }
+        assert!(jsonpath_keys(JsonbClass::Ops, "$.a == 1 || $.z == 2", true).is_empty());
+        assert!(jsonpath_keys(JsonbClass::Ops, "not a path (", true).is_empty());
     }
 
     #[test]

@@ -108,6 +108,26 @@ SELECT cond, check_gin(cond) FROM (VALUES
   ('body ?& ARRAY[''k1'', ''a'']'),
   ('body ?& ARRAY[''k1'', ''k2'']'),
   ('body ?& ''{}''::text[]'),
+  ('body @? ''$.a ? (@ == 1)'''),
+  ('body @@ ''$.a == 1'''),
+  ('body @@ ''$.a == 1.0 && $.c.d == 3'''),
+  ('body @? ''$.b[*] ? (@ == "x1")'''),
+  ('body @@ ''$.b[*] == "x2"'''),
+  ('body @@ ''$.foo == "bar"'''),
+  ('body @@ ''$.arr == "foo"'''),
+  ('body @@ ''$.c.d == 3'''),
+  ('body @@ ''$.a == 1 || $.a == 2'''),
+  ('body @@ ''!($.a == 1)'''),
+  ('body @? ''$.k1'''),
+  ('body @? ''$.*.d'''),
+  ('body @? ''$.** ? (@ == 4)'''),
+  ('body @@ ''$.b.type() == "array"'''),
+  ('body @@ ''$.b.size() == 2'''),
+  ('body @? ''strict $.b[0]'''),
+  ('body @@ ''exists($.foo)'''),
+  ('body @@ ''$.a > 2'''),
+  ('body @@ ''$[*] == null'''),
+  ('body @@ ''$ == 123'''),
   ('body @> ''{"a": 1}'' AND body ? ''k3'''),
   ('body @> ''{"a": 1}'' AND n > 100'),
   ('tags && ''{1,2}'''),
@@ -146,6 +166,8 @@ DROP TABLE gm;
 EXPLAIN (COSTS OFF) SELECT * FROM g WHERE body @> '{"a": 1}';
 EXPLAIN (COSTS OFF) SELECT * FROM g WHERE body ? 'a';
 EXPLAIN (COSTS OFF) SELECT * FROM g WHERE body ?| ARRAY['a', 'b'] AND id > 5;
+EXPLAIN (COSTS OFF) SELECT * FROM g WHERE body @@ '$.a == 1';
+EXPLAIN (COSTS OFF) SELECT * FROM g WHERE body @? '$.c ? (@.d == 3)';
 EXPLAIN (COSTS OFF) SELECT * FROM g WHERE tags && '{1,2}';
 EXPLAIN (COSTS OFF) SELECT * FROM g WHERE tags <@ '{1,2}';
 EXPLAIN (COSTS OFF) SELECT * FROM g WHERE tags = '{1,2}';
@@ -235,6 +257,8 @@ SELECT i,
 FROM generate_series(1, 400) i;
 CREATE TABLE g2plain AS SELECT * FROM g2;
 CREATE INDEX ON g2 USING gin (body);
+CREATE TABLE g3 AS SELECT * FROM g2;
+CREATE INDEX ON g3 USING gin (body jsonb_path_ops);
 CREATE INDEX ON g2 USING gin (tags);
 CREATE FUNCTION check_gin2(cond text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
@@ -243,6 +267,10 @@ DECLARE
 BEGIN
   EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM g2 WHERE ' || cond INTO a;
   EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM g2plain WHERE ' || cond INTO b;
+  IF a <> b THEN
+    RETURN false;
+  END IF;
+  EXECUTE 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM g3 WHERE ' || cond INTO a;
   RETURN a = b;
 END $$;
 SELECT count(*) AS conditions, count(*) FILTER (WHERE NOT check_gin2(c)) AS mismatches FROM (
@@ -252,9 +280,13 @@ SELECT count(*) AS conditions, count(*) FILTER (WHERE NOT check_gin2(c)) AS mism
   UNION ALL SELECT format('body ? ''k%s''', i % 8) FROM generate_series(1, 10) i
   UNION ALL SELECT format('body ?| ARRAY[''k%s'', ''k%s'']', i % 8, i % 3) FROM generate_series(1, 10) i
   UNION ALL SELECT format('body ?& ARRAY[''k%s'', ''k%s'']', i % 8, i % 3) FROM generate_series(1, 10) i
+  UNION ALL SELECT format('body @@ ''$.k%s == %s''', i % 7, i % 4) FROM generate_series(1, 20) i
+  UNION ALL SELECT format('body @@ ''$.k%s[*] == %s''', i % 7, i % 3) FROM generate_series(1, 20) i
+  UNION ALL SELECT format('body @? ''$.k%s ? (@ == "k%s")''', i % 7, i % 2) FROM generate_series(1, 10) i
+  UNION ALL SELECT format('body @@ ''$[*] == %s''', i % 4) FROM generate_series(1, 5) i
   UNION ALL SELECT format('tags && ''{%s,%s}''', i % 9, i % 4) FROM generate_series(1, 20) i
   UNION ALL SELECT format('tags @> ''{%s,%s}''', i % 9, i % 4) FROM generate_series(1, 20) i
   UNION ALL SELECT format('tags <@ ''{%s,%s,%s}''', i % 9, i % 4, i % 5) FROM generate_series(1, 20) i
   UNION ALL SELECT format('tags = ''{%s,%s,%s}''', i % 5, (i * 7) % 9, (i * 3) % 4) FROM generate_series(1, 20) i
 ) v(c);
-DROP TABLE g2, g2plain;
+DROP TABLE g2, g2plain, g3;

@@ -72,8 +72,7 @@ pub enum GinOp {
     ContainedBy,
     /// array `=`
     ArrayEq,
-    /// jsonpath `@?` and `@@`: answered by a full read (no keys are
-    /// extracted from the path), rechecked.
+    /// jsonpath `@?` and `@@` (the keys a match requires, or a full read).
     PathExists,
     PathMatch,
 }

@@ -24,8 +24,8 @@
 //! (EXPLAIN's Recheck Cond), as PostgreSQL's bitmap heap scan does.
 //!
 //! Jsonpath's `@?` and `@@` are taken too, as PostgreSQL's jsonb classes
-//! take them, but no keys are extracted from the path here: the scan
-//! reads every row and the recheck decides (correct, not narrowed).
+//! take them, with the keys a match requires (`gin_jsonb::jsonpath_keys`);
+//! a path that requires none (`$.a == 1 || $.b == 2`) reads every row.
 //!
 //! New classes (tsvector_ops for `@@`) add a [`GinOp`], their operators
 //! to [`gin_op`], and their extraction to [`class_keys`] and [`search`].
@@ -189,9 +189,20 @@ pub fn search(q: &GinQual, value: &Value) -> Result<Search, DbError> {
             keys.push(vec![EMPTY]);
             Search::Any(keys)
         }
-        // No keys are taken from a jsonpath: every row is a candidate,
-        // and the recheck decides.
-        GinOp::PathExists | GinOp::PathMatch => Search::Everything,
+        // The keys a match requires (`gin_jsonb::jsonpath_keys`); none
+        // known: every row is a candidate, and the recheck decides.
+        GinOp::PathExists | GinOp::PathMatch => {
+            let Value::Text(text) = value else {
+                return Ok(Search::Everything);
+            };
+            let keys =
+                gin_jsonb::jsonpath_keys(jsonb_class(q.class), text, q.op == GinOp::PathMatch);
+            if keys.is_empty() {
+                Search::Everything
+            } else {
+                Search::All(keys)
+            }
+        }
         GinOp::ArrayEq => {
             let keys = array_keys(value);
             if keys.is_empty() {
