@@ -3535,6 +3535,22 @@ fn index_attributes(c: &Catalog, t: &Arc<TableDef>, i: &IndexDef) -> Vec<(String
 /// The key columns as `pg_get_indexdef` prints them (`a`, `lower(b)`,
 /// `((a + 1))`; `pretty`: `(a + 1)`).
 fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
+    let mut keys = index_keys(t, i, pretty);
+    // A GIN key's class is shown unless it is its type's default
+    // (`(body jsonb_path_ops)`), as pg_get_indexdef does.
+    if let Some(x) = &i.exprs {
+        for (key, g) in keys.iter_mut().zip(&x.gin) {
+            if !g.is_default() {
+                key.push(' ');
+                key.push_str(g.name());
+            }
+        }
+    }
+    keys
+}
+
+/// The keys alone, as `pg_get_indexdef(index, column, pretty)` shows one.
+fn index_keys(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
     use nestor_plan::select::index_expr;
     let Some(x) = &i.exprs else {
         return i
@@ -3545,19 +3561,10 @@ fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
     };
     x.keys
         .iter()
-        .enumerate()
-        .map(|(n, k)| {
-            let key = match k {
-                IndexKey::Column(c) => quote_ident(&t.columns[*c].name),
-                IndexKey::Expr(e) if pretty => index_expr::key_column_text(&index_expr::pretty(e)),
-                IndexKey::Expr(e) => index_expr::key_column_text(e),
-            };
-            // A GIN key's class is shown unless it is its type's default
-            // (`(body jsonb_path_ops)`), as pg_get_indexdef does.
-            match x.gin.get(n) {
-                Some(g) if !g.is_default() => format!("{key} {}", g.name()),
-                _ => key,
-            }
+        .map(|k| match k {
+            IndexKey::Column(c) => quote_ident(&t.columns[*c].name),
+            IndexKey::Expr(e) if pretty => index_expr::key_column_text(&index_expr::pretty(e)),
+            IndexKey::Expr(e) => index_expr::key_column_text(e),
         })
         .collect()
 }
@@ -3943,7 +3950,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let pretty = matches!(args.get(2), Some(Value::Bool(true)));
             match args.get(1).map_or(0, int) {
                 0 => text(index_def_as(c, &t, &i, pretty)),
-                k => match index_columns(&t, &i, pretty).get((k as usize).wrapping_sub(1)) {
+                k => match index_keys(&t, &i, pretty).get((k as usize).wrapping_sub(1)) {
                     Some(col) if k > 0 => text(col.clone()),
                     _ => text(""),
                 },
