@@ -242,7 +242,10 @@ CREATE INDEX ge_part ON ge USING gin (doc) WHERE id > 40;
 \d ge
 EXPLAIN (COSTS OFF) SELECT id FROM ge WHERE doc -> 'inner' @> '{"t": 2}';
 SELECT count(*) FROM ge WHERE doc -> 'inner' @> '{"t": 2}';
+EXPLAIN (COSTS OFF) SELECT id FROM ge WHERE doc ? 'id' AND id > 40;
 SELECT count(*) FROM ge WHERE doc ? 'id' AND id > 40;
+EXPLAIN (COSTS OFF) SELECT id FROM ge WHERE doc ? 'id' AND id > 45;
+SELECT count(*) FROM ge WHERE doc ? 'id' AND id > 45;
 -- partitioned tables: the index on every partition, with its class
 CREATE TABLE gp (k int, doc jsonb) PARTITION BY RANGE (k);
 CREATE TABLE gp1 PARTITION OF gp FOR VALUES FROM (0) TO (100);

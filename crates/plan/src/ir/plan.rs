@@ -53,6 +53,12 @@ pub struct IndexKeys {
     /// methods. Their conjuncts stay in the scan's filter too: GIN is
     /// lossy, every row it yields is rechecked.
     pub gin: Vec<GinQual>,
+    /// A partial GIN index: the query's conjuncts its predicate implies
+    /// (no Filter line shows them), and the predicate's conjuncts, which
+    /// PostgreSQL's Recheck Cond shows after the GIN conditions. The
+    /// executor's filter keeps every conjunct of the query regardless.
+    pub gin_implied: Vec<Expr>,
+    pub gin_predicate: Vec<Expr>,
 }
 
 /// An operator a GIN index answers, its key on the left.
@@ -678,7 +684,9 @@ impl Plan {
         } = self
         {
             if index.method == nestor_catalog::AccessMethod::Gin {
-                out.push(format!("Recheck Cond: ({})", gin_conds(&keys.display)));
+                let mut recheck = keys.display.clone();
+                recheck.extend(keys.gin_predicate.iter().map(|e| bare(&show(e, table))));
+                out.push(format!("Recheck Cond: ({})", gin_conds(&recheck)));
                 let rest: Vec<Expr> = filter
                     .iter()
                     .flat_map(|f| match f {
@@ -686,6 +694,7 @@ impl Plan {
                         e => vec![e.clone()],
                     })
                     .filter(|e| !keys.gin.iter().any(|q| q.conj == *e))
+                    .filter(|e| !keys.gin_implied.contains(e))
                     .collect();
                 if !rest.is_empty() {
                     let rest = if rest.len() == 1 {
@@ -749,6 +758,14 @@ impl Plan {
     fn children(&self) -> Vec<&Plan> {
         inputs!(self, iter)
     }
+}
+
+/// A condition's text without the parentheses the renderer puts around
+/// an operator (EXPLAIN adds its own when it joins several).
+pub(crate) fn bare(text: &str) -> String {
+    text.strip_prefix('(')
+        .and_then(|t| t.strip_suffix(')'))
+        .map_or_else(|| text.to_string(), str::to_string)
 }
 
 /// GIN conditions as EXPLAIN prints them: one bare, several each in

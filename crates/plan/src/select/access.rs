@@ -537,6 +537,8 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
         hi: None,
         display: Vec::new(),
         gin: Vec::new(),
+        gin_implied: Vec::new(),
+        gin_predicate: Vec::new(),
     };
     let mut used = Vec::new();
     let mut score = 0;
@@ -627,17 +629,25 @@ fn gin_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, Ve
     if quals.is_empty() {
         return None;
     }
+    // One condition prints bare, several each in parentheses, as
+    // `details` joins them.
     let display = quals
         .iter()
-        .map(|(_, q)| {
-            let text = show_value(&q.conj, cand);
-            // One condition prints bare, several each in parentheses, as
-            // `details` joins them: strip the outer parentheses the
-            // renderer gives an operator.
-            text.strip_prefix('(')
-                .and_then(|t| t.strip_suffix(')'))
-                .map_or(text.clone(), str::to_string)
+        .map(|(_, q)| crate::ir::bare(&show_value(&q.conj, cand)))
+        .collect();
+    // The conjuncts a partial index's predicate implies (not GIN
+    // conditions themselves).
+    let gin_implied: Vec<Expr> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            !quals.iter().any(|(k, _)| k == i)
+                && cand
+                    .predicate
+                    .iter()
+                    .any(|p| crate::select::index_expr::implies(p, e))
         })
+        .map(|(_, e)| e.clone())
         .collect();
     // jsonb_path_ops answers `@>` with fewer, more selective keys than
     // jsonb_ops: the better of two indexes on one column (PostgreSQL's
@@ -654,6 +664,8 @@ fn gin_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, Ve
         hi: None,
         display,
         gin: quals.into_iter().map(|(_, q)| q).collect(),
+        gin_implied,
+        gin_predicate: cand.predicate.clone(),
     };
     // Nothing is "used": every conjunct stays in the filter (the recheck).
     Some((score, keys, Vec::new()))
@@ -954,6 +966,8 @@ pub(super) fn join_index(
                 hi: None,
                 display: vec![format!("{} = (outer)", table.columns[first].name)],
                 gin: Vec::new(),
+                gin_implied: Vec::new(),
+                gin_predicate: Vec::new(),
             };
             return Some((idx.clone(), keys));
         }
@@ -1054,6 +1068,8 @@ pub(crate) fn index_ordered(
                     hi: None,
                     display: Vec::new(),
                     gin: Vec::new(),
+                    gin_implied: Vec::new(),
+                    gin_predicate: Vec::new(),
                 },
                 filter,
                 cols: None,
