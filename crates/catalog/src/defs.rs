@@ -94,6 +94,13 @@ pub struct IndexExprs {
     pub keys: Vec<IndexKey>,
     /// A partial index's WHERE condition.
     pub predicate: Option<String>,
+    /// A GIN index's operator class of each key (empty for other
+    /// methods).
+    pub gin: Vec<crate::gin::GinClass>,
+    /// A GIN index's storage parameters (`WITH (fastupdate = off)`), name
+    /// and value as written: kept for pg_class.reloptions and
+    /// pg_get_indexdef (they tune nothing in Nestor's storage).
+    pub options: Vec<(String, String)>,
 }
 
 impl IndexExprs {

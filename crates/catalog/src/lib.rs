@@ -106,6 +106,7 @@ pub mod domain;
 pub mod enum_type;
 pub mod function;
 pub mod gate;
+pub mod gin;
 pub mod opclass;
 pub mod partition;
 pub mod partition_index;
@@ -119,7 +120,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use nestor_common::{DbError, RelId, SessionId, SqlState};
-pub use nestor_storage::IndexKeys;
+pub use nestor_storage::{key_form, IndexKeys};
 use nestor_storage::{Index, Store, Table};
 use nestor_txn::{DataUndo, Transaction};
 use nestor_types::composites::CompositeDef;
@@ -2653,6 +2654,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 exprs: i.exprs.as_deref().cloned(),
                 nulls_not_distinct: i.index.nulls_not_distinct,
                 hash: i.method == opclass::AccessMethod::Hash,
+                gin: i.method == opclass::AccessMethod::Gin,
             })
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
@@ -2776,7 +2778,8 @@ fn table_from(
                     }
                 }
                 .with_nulls_not_distinct(i.nulls_not_distinct)
-                .with_fill(index_fill(&columns, rec.base_width)),
+                .with_fill(index_fill(&columns, rec.base_width))
+                .with_multi(i.gin),
             )
         });
         indexes.push(IndexDef {
@@ -2787,7 +2790,9 @@ fn table_from(
             primary: i.primary,
             constraint: i.constraint,
             exprs: i.exprs.map(Arc::new),
-            method: if i.hash {
+            method: if i.gin {
+                opclass::AccessMethod::Gin
+            } else if i.hash {
                 opclass::AccessMethod::Hash
             } else {
                 opclass::AccessMethod::Btree

@@ -36,6 +36,8 @@
 pub enum AccessMethod {
     Btree,
     Hash,
+    /// GIN: a computed, multi-key index (`crate::gin`).
+    Gin,
 }
 
 impl AccessMethod {
@@ -44,6 +46,7 @@ impl AccessMethod {
         match self {
             AccessMethod::Btree => 403,
             AccessMethod::Hash => 405,
+            AccessMethod::Gin => 2742,
         }
     }
 
@@ -52,6 +55,7 @@ impl AccessMethod {
         match self {
             AccessMethod::Btree => "btree",
             AccessMethod::Hash => "hash",
+            AccessMethod::Gin => "gin",
         }
     }
 
@@ -59,6 +63,7 @@ impl AccessMethod {
         match name {
             "btree" => Some(AccessMethod::Btree),
             "hash" => Some(AccessMethod::Hash),
+            "gin" => Some(AccessMethod::Gin),
             _ => None,
         }
     }
@@ -67,6 +72,7 @@ impl AccessMethod {
         match oid {
             403 => Some(AccessMethod::Btree),
             405 => Some(AccessMethod::Hash),
+            2742 => Some(AccessMethod::Gin),
             _ => None,
         }
     }
@@ -76,6 +82,7 @@ impl AccessMethod {
         match self {
             AccessMethod::Btree => 5,
             AccessMethod::Hash => 1,
+            AccessMethod::Gin => 0,
         }
     }
 
@@ -84,12 +91,16 @@ impl AccessMethod {
         match self {
             AccessMethod::Btree => 5,
             AccessMethod::Hash => 3,
+            AccessMethod::Gin => 6,
         }
     }
 
     /// The options-parsing support function's number (amoptsprocnum).
     pub fn options_proc(self) -> i32 {
-        self.procs_max()
+        match self {
+            AccessMethod::Gin => 7,
+            _ => self.procs_max(),
+        }
     }
 }
 

@@ -51,6 +51,12 @@ pub fn same_definition(at: &TableDef, a: &IndexDef, bt: &TableDef, b: &IndexDef)
         && a.index.nulls_not_distinct == b.index.nulls_not_distinct
         && predicate(a) == predicate(b)
         && keys(at, a) == keys(bt, b)
+        && gin_classes(a) == gin_classes(b)
+}
+
+/// A GIN index's operator classes (empty for other methods).
+fn gin_classes(i: &IndexDef) -> &[crate::gin::GinClass] {
+    i.exprs.as_ref().map_or(&[], |x| &x.gin[..])
 }
 
 /// The index of `child` that the parent's index `idx` claims: the k-th

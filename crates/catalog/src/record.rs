@@ -126,8 +126,11 @@
 //!              (an expression or partial index: ncols is 0 and
 //!              `computed` follows; records before these had no bit 3),
 //!              4 NULLS NOT DISTINCT, 5 hash access method (clear: btree;
-//!              records before hash indexes had no bit 5)
+//!              records before hash indexes had no bit 5), 6 gin access
+//!              method (computed; `gin` follows `computed`)
 //!  computed := nkeys:u32 (0x00 col:u32 | 0x01 expr)* predicate?
+//!  gin      := nkeys:u32 class:u8* nopts:u32 (name value)*
+//!              (GinClass::code per key; storage parameters as written)
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
 //!              [typoid:u32 cache:i64]  (AS type 21/23/20, 0: not kept)
@@ -416,6 +419,8 @@ pub struct IndexRecord {
     pub nulls_not_distinct: bool,
     /// `USING hash` (flag bit 5; older records, all btree, have it clear).
     pub hash: bool,
+    /// `USING gin` (flag bit 6): its classes are in `exprs.gin`.
+    pub gin: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1675,7 +1680,8 @@ impl IndexRecord {
                 | (self.constraint as u8) << 2
                 | (computed as u8) << 3
                 | (self.nulls_not_distinct as u8) << 4
-                | (self.hash as u8) << 5,
+                | (self.hash as u8) << 5
+                | (self.gin as u8) << 6,
         );
         if let Some(x) = &self.exprs {
             put_u32(out, x.keys.len());
@@ -1692,6 +1698,15 @@ impl IndexRecord {
                 }
             }
             put_opt_str(out, x.predicate.as_deref());
+            if self.gin {
+                put_u32(out, x.gin.len());
+                out.extend(x.gin.iter().map(|c| c.code()));
+                put_u32(out, x.options.len());
+                for (k, v) in &x.options {
+                    put_str(out, k);
+                    put_str(out, v);
+                }
+            }
         }
     }
 
@@ -1709,15 +1724,34 @@ impl IndexRecord {
             if keys.is_empty() || !columns.is_empty() {
                 return Err(format!("index {name}: bad computed keys"));
             }
+            let predicate = get_opt_str(r)?;
+            let (gin, options) = if flags & 64 != 0 {
+                let gin = get_list(r, |r| {
+                    let c = r.u8()?;
+                    crate::gin::GinClass::from_code(c)
+                        .ok_or_else(|| format!("index {name}: bad gin class {c}"))
+                })?;
+                if gin.len() != keys.len() {
+                    return Err(format!("index {name}: gin classes do not match its keys"));
+                }
+                (gin, get_list(r, |r| Ok((get_str(r)?, get_str(r)?)))?)
+            } else {
+                (Vec::new(), Vec::new())
+            };
             Some(IndexExprs {
                 keys,
-                predicate: get_opt_str(r)?,
+                predicate,
+                gin,
+                options,
             })
         } else {
             None
         };
         if columns.is_empty() && exprs.is_none() {
             return Err(format!("index {name} without key columns"));
+        }
+        if flags & 64 != 0 && exprs.is_none() {
+            return Err(format!("index {name}: gin without computed keys"));
         }
         Ok(IndexRecord {
             oid,
@@ -1729,6 +1763,7 @@ impl IndexRecord {
             exprs,
             nulls_not_distinct: flags & 16 != 0,
             hash: flags & 32 != 0,
+            gin: flags & 64 != 0,
         })
     }
 }
@@ -2371,6 +2406,7 @@ mod tests {
                     exprs: None,
                     nulls_not_distinct: false,
                     hash: false,
+                    gin: false,
                 },
                 IndexRecord {
                     oid: RelId(16388),
@@ -2382,6 +2418,7 @@ mod tests {
                     exprs: None,
                     nulls_not_distinct: false,
                     hash: true,
+                    gin: false,
                 },
                 IndexRecord {
                     oid: RelId(16387),
@@ -2393,9 +2430,29 @@ mod tests {
                     exprs: Some(IndexExprs {
                         keys: vec![IndexKey::Column(0), IndexKey::Expr("lower(v)".into())],
                         predicate: Some("(id > 10)".into()),
+                        gin: Vec::new(),
+                        options: Vec::new(),
                     }),
                     nulls_not_distinct: true,
                     hash: false,
+                    gin: false,
+                },
+                IndexRecord {
+                    oid: RelId(16389),
+                    name: "t_doc_idx".into(),
+                    columns: vec![],
+                    unique: false,
+                    primary: false,
+                    constraint: false,
+                    exprs: Some(IndexExprs {
+                        keys: vec![IndexKey::Column(1)],
+                        predicate: None,
+                        gin: vec![crate::gin::GinClass::JsonbPathOps],
+                        options: vec![("fastupdate".into(), "off".into())],
+                    }),
+                    nulls_not_distinct: false,
+                    hash: false,
+                    gin: true,
                 },
             ],
             owned_sequences: vec!["t_id_seq".into()],

@@ -61,6 +61,7 @@ pub const DEFAULT_ACL_OID_BASE: u32 = 0xC000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
 const HASH_AM_OID: u32 = 405;
+const GIN_AM_OID: u32 = 2742;
 const DEFAULT_COLLATION_OID: u32 = 100;
 /// The OID of the `postgres` database (each session's own:
 /// `Catalog::database_oid`).
@@ -283,6 +284,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             (HEAP_AM_OID, "heap", "t"),
             (BTREE_AM_OID, "btree", "i"),
             (HASH_AM_OID, "hash", "i"),
+            (GIN_AM_OID, "gin", "i"),
         ]
         .into_iter()
             .map(|(o, name, kind)| {
@@ -1238,6 +1240,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     i.method.oid(),
                 )
                 .set("relnatts", Value::Int2(index_width(i) as i16))
+                .set("reloptions", index_reloptions(i))
                 .set(
                     "relowner",
                     oid(c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0),
@@ -1413,6 +1416,41 @@ pub(crate) fn description(
         .into_iter()
         .find(|(o, class, s, _)| *o == objoid && *s == sub && classoid.is_none_or(|k| k == *class))
         .map(|(_, _, _, d)| d)
+}
+
+/// An index's reloptions (`{fastupdate=off}`; NULL when it has none).
+fn index_reloptions(i: &IndexDef) -> Value {
+    let opts = index_options(i);
+    if opts.is_empty() {
+        return Value::Null;
+    }
+    let items = opts.iter().map(|(k, v)| text(format!("{k}={v}"))).collect();
+    Array::from_items(DataType::Text, items).value()
+}
+
+/// An index's storage parameters, name and value as written.
+fn index_options(i: &IndexDef) -> &[(String, String)] {
+    i.exprs.as_ref().map_or(&[], |x| &x.options[..])
+}
+
+/// ` WITH (k=v, ...)` of pg_get_indexdef: a value that is a plain
+/// identifier bare, any other quoted (ruleutils' flatten_reloptions).
+fn index_with(i: &IndexDef) -> String {
+    let opts = index_options(i);
+    if opts.is_empty() {
+        return String::new();
+    }
+    let parts: Vec<String> = opts
+        .iter()
+        .map(|(k, v)| {
+            if nestor_common::keywords::quote_identifier(v) == *v {
+                format!("{k}={v}")
+            } else {
+                format!("{k}='{}'", v.replace('\'', "''"))
+            }
+        })
+        .collect();
+    format!(" WITH ({})", parts.join(", "))
 }
 
 /// A view's reloptions as PostgreSQL keeps them: its check option,
@@ -2179,12 +2217,19 @@ fn attribute_rows(c: &Catalog) -> Rows {
                 // A PostgreSQL hash index stores the key's 32-bit hash
                 // code (every hash class's opckeytype is int4), so its
                 // attribute is an integer whatever the key's type.
-                let ty = if hash { DataType::Int4 } else { ty };
+                let gin = idx.method == AccessMethod::Gin;
+                let ty = if hash {
+                    DataType::Int4
+                } else if gin {
+                    gin_key_type(idx, k, ty)
+                } else {
+                    ty
+                };
                 let mut r = attribute_row(idx.oid.0, k as i16 + 1, &name, ty);
                 r.set("attnotnull", Value::Bool(false));
                 // A key that is a column has the column's storage (SET
                 // STORAGE reaches the table's indexes).
-                let col = index_key_column(idx, k).filter(|_| !hash);
+                let col = index_key_column(idx, k).filter(|_| !hash && !gin);
                 if let Some(s) = col.and_then(|col| t.columns[col].storage) {
                     r.set("attstorage", text(char::from(s).to_string()));
                 }
@@ -2389,6 +2434,26 @@ fn opclass_rows() -> Rows {
                 .done(),
         );
     }
+    // GIN's classes (`nestor_catalog::gin`).
+    for g in nestor_catalog::gin::GinClass::ALL {
+        let intype = if g == nestor_catalog::gin::GinClass::ArrayOps {
+            2277
+        } else {
+            DataType::Jsonb.oid()
+        };
+        out.push(
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(g.oid()))
+                .set("opcmethod", oid(GIN_AM_OID))
+                .set("opcname", text(g.name()))
+                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("opcowner", oid(SUPERUSER_OID))
+                .set("opcfamily", oid(g.family()))
+                .set("opcintype", oid(intype))
+                .set("opcdefault", Value::Bool(g.is_default()))
+                .done(),
+        );
+    }
     out
 }
 
@@ -2551,10 +2616,11 @@ fn index_rows(c: &Catalog) -> Rows {
                         "indclass",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| {
+                            types.iter().enumerate().map(|(k, t)| {
                                 i64::from(match i.method {
                                     AccessMethod::Btree => opclass_of(*t),
                                     AccessMethod::Hash => hash_opclass_of(*t),
+                                    AccessMethod::Gin => gin_class_of(i, k),
                                 })
                             }),
                         ),
@@ -2565,6 +2631,27 @@ fn index_rows(c: &Catalog) -> Rows {
         }
     }
     out
+}
+
+/// The type a GIN index stores for key `k` of type `ty` (its class's
+/// opckeytype): array_ops an element, jsonb_ops text, jsonb_path_ops a
+/// hash (integer).
+fn gin_key_type(i: &IndexDef, k: usize, ty: DataType) -> DataType {
+    use nestor_catalog::gin::GinClass;
+    match i.exprs.as_ref().and_then(|x| x.gin.get(k)) {
+        Some(GinClass::ArrayOps) => ty.element().unwrap_or(ty),
+        Some(GinClass::JsonbOps) => DataType::Text,
+        Some(GinClass::JsonbPathOps) => DataType::Int4,
+        None => ty,
+    }
+}
+
+/// The pg_opclass oid of a GIN index's key `k`.
+fn gin_class_of(i: &IndexDef, k: usize) -> u32 {
+    i.exprs
+        .as_ref()
+        .and_then(|x| x.gin.get(k))
+        .map_or(0, |c| c.oid())
 }
 
 /// A constraint of some table, as pg_constraint and pg_get_constraintdef
@@ -3448,6 +3535,22 @@ fn index_attributes(c: &Catalog, t: &Arc<TableDef>, i: &IndexDef) -> Vec<(String
 /// The key columns as `pg_get_indexdef` prints them (`a`, `lower(b)`,
 /// `((a + 1))`; `pretty`: `(a + 1)`).
 fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
+    let mut keys = index_keys(t, i, pretty);
+    // A GIN key's class is shown unless it is its type's default
+    // (`(body jsonb_path_ops)`), as pg_get_indexdef does.
+    if let Some(x) = &i.exprs {
+        for (key, g) in keys.iter_mut().zip(&x.gin) {
+            if !g.is_default() {
+                key.push(' ');
+                key.push_str(g.name());
+            }
+        }
+    }
+    keys
+}
+
+/// The keys alone, as `pg_get_indexdef(index, column, pretty)` shows one.
+fn index_keys(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
     use nestor_plan::select::index_expr;
     let Some(x) = &i.exprs else {
         return i
@@ -3498,11 +3601,12 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         " NULLS NOT DISTINCT"
     } else {
         ""
-    } + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
-        None => String::new(),
-        Some(p) if pretty => format!(" WHERE {}", nestor_plan::select::index_expr::pretty(p)),
-        Some(p) => format!(" WHERE {p}"),
-    }
+    } + &index_with(i)
+        + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
+            None => String::new(),
+            Some(p) if pretty => format!(" WHERE {}", nestor_plan::select::index_expr::pretty(p)),
+            Some(p) => format!(" WHERE {p}"),
+        }
 }
 
 fn find_index(c: &Catalog, o: u32) -> Option<(Arc<TableDef>, IndexDef)> {
@@ -3846,7 +3950,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let pretty = matches!(args.get(2), Some(Value::Bool(true)));
             match args.get(1).map_or(0, int) {
                 0 => text(index_def_as(c, &t, &i, pretty)),
-                k => match index_columns(&t, &i, pretty).get((k as usize).wrapping_sub(1)) {
+                k => match index_keys(&t, &i, pretty).get((k as usize).wrapping_sub(1)) {
                     Some(col) if k > 0 => text(col.clone()),
                     _ => text(""),
                 },

@@ -215,7 +215,18 @@ fn main() -> ExitCode {
             .with_target(false)
             .init();
     }
-    match serve(cli) {
+    // On a session's stack, not the main thread's: recovery replays and
+    // re-indexes rows as sessions wrote them, and a computed index's key
+    // (a jsonb document parsed JSON_NESTING_MAX deep) needs the stack a
+    // session had when it wrote the row.
+    let served = std::thread::Builder::new()
+        .name("nestor-main".into())
+        .stack_size(nestor_common::limits::SESSION_STACK_BYTES)
+        .spawn(move || serve(cli))
+        .map_err(|e| format!("cannot start: {e}"))
+        .and_then(|t| t.join().map_err(|_| "startup panicked".to_string()))
+        .and_then(|r| r);
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");

@@ -234,6 +234,7 @@ regress!(
     default_positions,
     partition_key_detail_privileges,
     hash_index_am,
+    gin_index,
     partitioned_expr_index,
     create_table_as_execute,
     create_in_pg_temp,

@@ -29,6 +29,19 @@
 //!   row (5,'XYZ')  -> None          -> empty key: no entry
 //! ```
 //!
+//! A GIN index is computed and *multi-key*: its key function returns a
+//! row's set of GIN keys (each a bytea value, sorted and distinct), and
+//! the "key bytes" of a row are their sortable forms concatenated. Every
+//! path that compares two versions' keys (did an UPDATE change them?)
+//! compares these blobs unchanged; the few that add, remove or match
+//! entries split the blob ([`split_keys`]) and make one entry per key
+//! (`multi`, one branch on the plain path). An empty set is no entry.
+//!
+//! ```text
+//!   docs_body_idx (gin, jsonb_ops)
+//!   row {"a": 1} -> keys [K"a", N1] -> entries K"a"+row, N1+row
+//! ```
+//!
 //! The binding is installed after the index object is made
 //! ([`Index::set_keys`]): at CREATE INDEX, and when the catalog installs
 //! a table from a record (recovery, replicas), through the catalog's
@@ -86,6 +99,9 @@ pub struct Index {
     /// row shorter than this is padded before its key is taken
     /// ([`Index::full_row`]).
     fill: Option<Arc<[Value]>>,
+    /// A GIN index: the key function returns a set of keys, one entry
+    /// each (module header).
+    multi: bool,
 }
 
 impl Index {
@@ -110,6 +126,7 @@ impl Index {
             entries: RwLock::new(BTreeSet::new()),
             computed: None,
             fill: None,
+            multi: false,
         }
     }
 
@@ -129,6 +146,7 @@ impl Index {
             entries: RwLock::new(BTreeSet::new()),
             computed: Some(OnceLock::new()),
             fill: None,
+            multi: false,
         }
     }
 
@@ -148,6 +166,30 @@ impl Index {
     pub fn with_nulls_not_distinct(mut self, on: bool) -> Index {
         self.nulls_not_distinct = on;
         self
+    }
+
+    /// The same index as a multi-key (GIN) one: its key function's
+    /// values are each a key of their own (module header).
+    pub fn with_multi(mut self, on: bool) -> Index {
+        self.multi = on;
+        self
+    }
+
+    /// Whether each of a row's keys is an entry of its own (GIN).
+    #[inline]
+    pub fn is_multi(&self) -> bool {
+        self.multi
+    }
+
+    /// Row ids of the entries whose key is exactly `key` (a GIN key),
+    /// visible or not, in row id order.
+    pub fn exact_row_ids(&self, key: &[u8]) -> Vec<RowId> {
+        let mut enc = Vec::with_capacity(key.len() + 4);
+        codec::put_key_value(&Value::Bytea(Arc::from(key)), &mut enc);
+        let entries = self.entries.read();
+        let mut out = Vec::new();
+        visit_range(&entries, &ByteBounds::exact(&enc), |_, row| out.push(row));
+        out
     }
 
     /// The index of a table some of whose stored rows predate columns
@@ -188,6 +230,7 @@ impl Index {
             entries: RwLock::new(BTreeSet::new()),
             computed: self.computed.clone(),
             fill: self.fill.clone(),
+            multi: self.multi,
         }
     }
 
@@ -396,6 +439,32 @@ impl Index {
     }
 }
 
+/// The keys of a multi-key (GIN) index's key blob: each one's sortable
+/// form (a bytea's: escaped bytes ending in `00 01`), in blob order.
+pub(crate) fn split_keys(blob: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = blob;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        // Skip the class byte, then find the terminator `00 01` (a 00 in
+        // the data is escaped as `00 FF`).
+        let mut i = 1;
+        while i + 1 < rest.len() && !(rest[i] == 0 && rest[i + 1] == 1) {
+            i += if rest[i] == 0 { 2 } else { 1 };
+        }
+        let end = (i + 2).min(rest.len());
+        let (one, tail) = rest.split_at(end);
+        rest = tail;
+        Some(one)
+    })
+}
+
+/// Whether a multi-key blob holds the key `one` (a sortable form).
+pub(crate) fn blob_has(blob: &[u8], one: &[u8]) -> bool {
+    split_keys(blob).any(|k| k == one)
+}
+
 /// Full entry key: key values, then the row id.
 pub(crate) fn entry(values: &[u8], row: RowId) -> Key {
     let mut k = Vec::with_capacity(values.len() + 10);
@@ -570,5 +639,32 @@ pub(crate) fn visit_range_from(
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod multi_key_tests {
+    use super::*;
+
+    fn blob(keys: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for k in keys {
+            codec::put_key_value(&Value::Bytea(Arc::from(*k)), &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn a_blob_splits_into_its_keys_even_with_zero_bytes() {
+        let keys: [&[u8]; 4] = [b"a", &[0, 1, 0, 0xFF], &[], &[1, 0]];
+        let b = blob(&keys);
+        let parts: Vec<&[u8]> = split_keys(&b).collect();
+        assert_eq!(parts.len(), keys.len());
+        for (part, k) in parts.iter().zip(keys) {
+            assert_eq!(*part, blob(&[k]).as_slice());
+            assert!(blob_has(&b, part));
+        }
+        assert!(!blob_has(&b, &blob(&[b"b"])));
+        assert_eq!(split_keys(&[]).count(), 0);
     }
 }

@@ -50,6 +50,14 @@ mod table;
 
 pub use error::StorageError;
 pub use index::{Index, IndexKeys};
+
+/// The sortable key form of a value: equal values (as an index compares
+/// them) have equal bytes. GIN's array_ops keys an element by it.
+pub fn key_form(v: &nestor_types::Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16);
+    codec::put_key_value(v, &mut out);
+    out
+}
 pub use table::{
     LockResult, PruneBy, PruneStats, Recheck, Table, TableScan, Tuple, TupleHead, WriteResult,
     TUPLE_SPARE_VALUES,

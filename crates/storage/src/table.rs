@@ -623,6 +623,62 @@ impl Table {
         out
     }
 
+    /// A GIN (multi-key) index read: the visible rows that have an entry
+    /// for every key of `keys` (`all`) or for any of them. Lossy on
+    /// purpose: an entry may come from another version of the row than
+    /// the visible one, so the caller rechecks its condition on each row
+    /// (as PostgreSQL rechecks a GIN bitmap heap scan). Each row once, in
+    /// row id order.
+    pub fn gin_scan(
+        &self,
+        index: &Index,
+        keys: &[Vec<u8>],
+        all: bool,
+        snap: &Snapshot,
+        cols: Option<&[bool]>,
+    ) -> Vec<Tuple> {
+        if let Some(id) = snap.ssi {
+            self.mgr
+                .ssi
+                .lock_index(id, index.id, nestor_txn::KeyLock::All);
+        }
+        let mut rows: Option<Vec<RowId>> = None;
+        for k in keys {
+            let mut found = index.exact_row_ids(k);
+            found.sort_unstable();
+            found.dedup();
+            rows = Some(match rows {
+                None => found,
+                Some(prev) if all => {
+                    let mut both = prev;
+                    both.retain(|r| found.binary_search(r).is_ok());
+                    both
+                }
+                Some(mut prev) => {
+                    prev.extend(found);
+                    prev.sort_unstable();
+                    prev.dedup();
+                    prev
+                }
+            });
+            if all && rows.as_ref().is_some_and(Vec::is_empty) {
+                break;
+            }
+        }
+        let mut out = Vec::new();
+        for row in rows.unwrap_or_default() {
+            let Some(slot) = self.slot(row) else { continue };
+            let versions = slot.versions.lock();
+            if snap.ssi.is_some() {
+                self.ssi_read_row(&versions, snap, row, true);
+            }
+            if let Some(v) = self.visible(&versions, snap) {
+                out.push(Self::tuple_of(row, v, cols));
+            }
+        }
+        out
+    }
+
     /// The row an index entry points at, when the entry is its visible
     /// version's key: each visible row is met once, at the entry of its
     /// visible key (which lies within the scan's bounds, as `key` does).
@@ -641,7 +697,10 @@ impl Table {
         let mut found = None;
         if let Some(v) = self.visible(&versions, read.snap) {
             scratch.clear();
-            if read.index.put_stored_key(&v.data, scratch).is_some() && scratch.as_slice() == key {
+            if read.index.put_stored_key(&v.data, scratch).is_some()
+                && (scratch.as_slice() == key
+                    || (read.index.is_multi() && index::blob_has(scratch, key)))
+            {
                 found = Some(Self::tuple_of(row, v, read.cols));
             }
         }
@@ -1166,6 +1225,9 @@ impl Table {
         row: RowId,
         ctl: &WaitCtl<'_>,
     ) -> Result<(), StorageError> {
+        if idx.is_multi() {
+            return self.add_multi_entries(txn, idx, &key, row);
+        }
         let checked = idx.unique && !idx.key_has_null(data);
         loop {
             let seen_undos = self.mgr.locks.undos();
@@ -1212,6 +1274,35 @@ impl Table {
             txn.ssi_write_index(idx.id, &bytes, &idx.key_prefix_ends(data))?;
             return Ok(());
         }
+    }
+
+    /// A multi-key (GIN) index: one entry per key of the blob (never
+    /// unique). SERIALIZABLE notes each entry as written.
+    fn add_multi_entries(
+        &self,
+        txn: &mut Transaction,
+        idx: &Index,
+        blob: &[u8],
+        row: RowId,
+    ) -> Result<(), StorageError> {
+        let made: Vec<codec::Key> = index::split_keys(blob)
+            .map(|k| index::entry(k, row))
+            .collect();
+        let written: Vec<Vec<u8>> = if txn.ssi().is_some() {
+            made.iter().map(|e| e.as_bytes().to_vec()).collect()
+        } else {
+            Vec::new()
+        };
+        {
+            let mut entries = idx.entries.write();
+            for e in made {
+                entries.insert(e);
+            }
+        }
+        for (bytes, k) in written.iter().zip(index::split_keys(blob)) {
+            txn.ssi_write_index(idx.id, bytes, &[k.len()])?;
+        }
+        Ok(())
     }
 
     fn unique_conflict(
@@ -1333,6 +1424,9 @@ impl Table {
     /// Remove (key, row) from `idx` unless some version of the row still
     /// has that key. Index lock first, then the row latch.
     fn remove_entry_if_unused(&self, idx: &Index, key: &[u8], row: RowId) -> bool {
+        if idx.is_multi() {
+            return self.remove_multi_if_unused(idx, key, row);
+        }
         let mut entries = idx.entries.write();
         if let Some(slot) = self.slot(row) {
             let versions = slot.versions.lock();
@@ -1344,6 +1438,28 @@ impl Table {
             }
         }
         entries.remove(&index::entry(key, row))
+    }
+
+    /// [`Table::remove_entry_if_unused`] for each key of a multi-key
+    /// blob: a key stays while some version of the row still has it.
+    fn remove_multi_if_unused(&self, idx: &Index, blob: &[u8], row: RowId) -> bool {
+        let mut entries = idx.entries.write();
+        let held: Vec<Vec<u8>> = match self.slot(row) {
+            Some(slot) => slot
+                .versions
+                .lock()
+                .iter()
+                .map(|v| idx.stored_key_bytes(&v.data))
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut removed = false;
+        for k in index::split_keys(blob) {
+            if !held.iter().any(|h| index::blob_has(h, k)) {
+                removed |= entries.remove(&index::entry(k, row));
+            }
+        }
+        removed
     }
 
     pub(crate) fn stamp(&self, xid: Xid, csn: Csn, row: RowId) {
@@ -1559,16 +1675,21 @@ impl Table {
         let xid = txn.assign_xid();
         // Index entries of the new version (stale ones of older versions
         // go with pruning, as on the primary).
-        let keys: Vec<(Arc<Index>, codec::Key)> = self
-            .indexes()
-            .into_iter()
-            .filter_map(|idx| {
-                let mut key = Vec::new();
-                idx.put_stored_key(&stored, &mut key)?;
-                codec::put_row_id(row, &mut key);
-                Some((idx, codec::Key::new(&key)))
-            })
-            .collect();
+        let mut keys: Vec<(Arc<Index>, codec::Key)> = Vec::new();
+        for idx in self.indexes() {
+            let mut key = Vec::new();
+            if idx.put_stored_key(&stored, &mut key).is_none() {
+                continue;
+            }
+            if idx.is_multi() {
+                for k in index::split_keys(&key) {
+                    keys.push((idx.clone(), index::entry(k, row)));
+                }
+                continue;
+            }
+            codec::put_row_id(row, &mut key);
+            keys.push((idx, codec::Key::new(&key)));
+        }
         let slot = self.slot_for_recovery(row);
         let replaced = {
             let mut versions = slot.versions.lock();
@@ -1687,6 +1808,12 @@ impl Table {
                     let Some(null) = index.put_stored_key(&v.data, &mut key) else {
                         continue; // outside a partial index's predicate
                     };
+                    if index.is_multi() {
+                        for k in index::split_keys(&key) {
+                            found.push((index::entry(k, row), false));
+                        }
+                        continue;
+                    }
                     let live = index.unique
                         && (!null || index.nulls_not_distinct)
                         && matches!(

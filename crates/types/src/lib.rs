@@ -103,6 +103,7 @@ pub(crate) mod float;
 pub mod formatting;
 pub mod functions;
 pub mod geometry;
+pub mod gin_jsonb;
 pub mod hash_fns;
 pub mod interval_typmod;
 pub mod io_functions;

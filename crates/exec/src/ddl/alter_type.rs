@@ -58,8 +58,13 @@ pub(super) fn alter_column_type(
         i.exprs.is_some()
             && nestor_plan::select::index_expr::columns_read(ctx.catalog, def, i).contains(&pos)
     }) {
+        let what = if i.method == nestor_catalog::AccessMethod::Gin {
+            "GIN"
+        } else {
+            "expression or partial"
+        };
         return Err(DbError::unsupported(format!(
-            "ALTER COLUMN TYPE of a column that expression or partial index \"{}\" uses",
+            "ALTER COLUMN TYPE of a column that {what} index \"{}\" uses",
             i.name
         )));
     }

@@ -13,10 +13,19 @@
 //! operator class: the geometric types, money, the bit strings and json
 //! have none (42704 with PostgreSQL's hint).
 //!
-//! The other built-in methods (GiST, GIN, SP-GiST, BRIN) exist in
-//! PostgreSQL but not here: 0A000 naming the method. Any other name is
-//! PostgreSQL's 42704 `access method "x" does not exist`.
+//! GIN is a computed, multi-key index (`nestor_plan::select::gin`): each
+//! key column needs a GIN operator class, named or its type's default
+//! (`nestor_catalog::gin::GinClass`: jsonb_ops, jsonb_path_ops,
+//! array_ops); several key columns are allowed (amcanmulticol), UNIQUE,
+//! INCLUDE and ASC/DESC are not. Its storage parameters (fastupdate,
+//! gin_pending_list_limit) are checked as PostgreSQL checks them; Nestor
+//! has no pending list, so they tune nothing.
+//!
+//! The other built-in methods (GiST, SP-GiST, BRIN) exist in PostgreSQL
+//! but not here: 0A000 naming the method. Any other name is PostgreSQL's
+//! 42704 `access method "x" does not exist`.
 
+use nestor_catalog::gin::GinClass;
 use nestor_catalog::{AccessMethod, TableDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
@@ -32,7 +41,7 @@ pub(super) fn resolve(name: &str) -> Result<AccessMethod, DbError> {
     if let Some(am) = AccessMethod::from_name(name) {
         return Ok(am);
     }
-    if matches!(name, "gist" | "gin" | "spgist" | "brin") {
+    if matches!(name, "gist" | "spgist" | "brin") {
         return Err(DbError::unsupported(format!("access method \"{name}\"")));
     }
     Err(DbError::new(
@@ -59,7 +68,7 @@ pub(super) fn check_capabilities(am: AccessMethod, is: &pb::IndexStmt) -> Result
     if !is.index_including_params.is_empty() {
         return refuse("included columns");
     }
-    if is.index_params.len() > 1 {
+    if is.index_params.len() > 1 && am != AccessMethod::Gin {
         return refuse("multicolumn indexes");
     }
     Ok(())
@@ -79,7 +88,11 @@ pub(super) fn check_key(
         return Ok(());
     }
     if let Some(col) = def.columns.iter().find(|c| c.name == ie.name) {
-        check_key_type(am, col.ty)?;
+        if am == AccessMethod::Gin {
+            gin_class(ie, col.ty)?;
+        } else {
+            check_key_type(am, col.ty)?;
+        }
     }
     let refuse = |what: &str| {
         Err(DbError::new(
@@ -109,6 +122,7 @@ pub(super) fn check_options(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), 
         let known = match am {
             AccessMethod::Btree => ["fillfactor", "deduplicate_items"].as_slice(),
             AccessMethod::Hash => ["fillfactor"].as_slice(),
+            AccessMethod::Gin => ["fastupdate", "gin_pending_list_limit"].as_slice(),
         };
         if !known.contains(&d.defname.as_str()) {
             return Err(DbError::new(
@@ -116,9 +130,158 @@ pub(super) fn check_options(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), 
                 format!("unrecognized parameter \"{}\"", d.defname),
             ));
         }
-        if d.defname == "fillfactor" {
-            check_fillfactor(d.arg.as_deref().and_then(|a| a.node.as_ref()))?;
+        let arg = d.arg.as_deref().and_then(|a| a.node.as_ref());
+        match d.defname.as_str() {
+            "fillfactor" => check_fillfactor(arg)?,
+            "fastupdate" => check_bool_option("fastupdate", arg)?,
+            "gin_pending_list_limit" => {
+                check_int_option("gin_pending_list_limit", arg, (64, 2_147_483_647))?
+            }
+            _ => {}
         }
+    }
+    Ok(())
+}
+
+/// The storage parameters of `WITH (...)` as written, name and value
+/// (checked by [`check_options`] before).
+pub(super) fn option_values(is: &pb::IndexStmt) -> Result<Vec<(String, String)>, DbError> {
+    let mut out = Vec::with_capacity(is.options.len());
+    for o in &is.options {
+        if let NodeEnum::DefElem(d) = node(o)? {
+            let arg = d.arg.as_deref().and_then(|a| a.node.as_ref());
+            out.push((d.defname.clone(), option_text(arg)));
+        }
+    }
+    Ok(out)
+}
+
+/// An option's value as text (a bare name is `true`, as for reloptions).
+fn option_text(arg: Option<&NodeEnum>) -> String {
+    match arg {
+        None => "true".to_string(),
+        Some(NodeEnum::Integer(i)) => i.ival.to_string(),
+        Some(NodeEnum::Float(f)) => f.fval.clone(),
+        Some(NodeEnum::String(s)) => s.sval.clone(),
+        Some(NodeEnum::Boolean(b)) => b.boolval.to_string(),
+        // A bare word (`fastupdate = maybe`) is a type name to the parser.
+        Some(NodeEnum::TypeName(t)) => t
+            .names
+            .last()
+            .and_then(|n| match n.node.as_ref() {
+                Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+                _ => None,
+            })
+            .unwrap_or_default(),
+        Some(_) => String::new(),
+    }
+}
+
+/// A boolean reloption (parse_bool's spellings).
+fn check_bool_option(name: &str, arg: Option<&NodeEnum>) -> Result<(), DbError> {
+    let text = option_text(arg);
+    let t = text.trim().to_ascii_lowercase();
+    let ok = !t.is_empty()
+        && (["true", "false", "yes", "no", "on", "off", "1", "0"].contains(&t.as_str())
+            || (t.len() >= 2 && ("off".starts_with(&t) || "on".starts_with(&t)) && t != "o")
+            || "true".starts_with(&t)
+            || "false".starts_with(&t)
+            || "yes".starts_with(&t)
+            || "no".starts_with(&t));
+    if ok {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::InvalidParameterValue,
+        format!("invalid value for boolean option \"{name}\": {text}"),
+    ))
+}
+
+/// An integer reloption within `(min, max)` (a number is rounded, as
+/// parse_int does).
+fn check_int_option(
+    name: &str,
+    arg: Option<&NodeEnum>,
+    (min, max): (i64, i64),
+) -> Result<(), DbError> {
+    let text = option_text(arg);
+    let value = text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && v.abs() < 1e12)
+        .map(|v| v.round() as i64);
+    let Some(value) = value else {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid value for integer option \"{name}\": {text}"),
+        ));
+    };
+    if !(min..=max).contains(&value) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("value {text} out of bounds for option \"{name}\""),
+        )
+        .with_detail(format!("Valid values are between \"{min}\" and \"{max}\".")));
+    }
+    Ok(())
+}
+
+/// The GIN operator class of a key of type `ty`: the one it names
+/// (42704 if GIN has none of that name, 42804 if it does not take the
+/// type) or the type's default (42704 with PostgreSQL's hint if none).
+pub(super) fn gin_class(ie: &pb::IndexElem, ty: DataType) -> Result<GinClass, DbError> {
+    let named = ie.opclass.last().and_then(|n| match n.node.as_ref() {
+        Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+        _ => None,
+    });
+    let Some(name) = named else {
+        return GinClass::default_for(ty).ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedObject,
+                format!(
+                    "data type {} has no default operator class for access method \"gin\"",
+                    ty.name()
+                ),
+            )
+            .with_hint(
+                "You must specify an operator class for the index or define a default operator class for the data type.",
+            )
+        });
+    };
+    let Some(class) = GinClass::named(&name) else {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!("operator class \"{name}\" does not exist for access method \"gin\""),
+        ));
+    };
+    if !class.accepts(ty) {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!(
+                "operator class \"{name}\" does not accept data type {}",
+                ty.name()
+            ),
+        ));
+    }
+    Ok(class)
+}
+
+/// array_ops compares elements with their type's btree order (initGinState):
+/// an element type without one (the geometric types, json, jsonpath) is
+/// PostgreSQL's 42883 when the index is made.
+pub(super) fn check_gin_elements(class: GinClass, ty: DataType) -> Result<(), DbError> {
+    let Some(elem) = ty.element().filter(|_| class == GinClass::ArrayOps) else {
+        return Ok(());
+    };
+    if matches!(elem, DataType::Geo(_) | DataType::Json | DataType::JsonPath) {
+        return Err(DbError::new(
+            SqlState::UndefinedFunction,
+            format!(
+                "could not identify a comparison function for type {}",
+                elem.name()
+            ),
+        ));
     }
     Ok(())
 }
@@ -169,6 +332,18 @@ pub(super) fn elems(is: &pb::IndexStmt) -> Result<Vec<&pb::IndexElem>, DbError> 
 
 /// 42704 when the method has no default operator class for the key type.
 pub(super) fn check_key_type(am: AccessMethod, ty: DataType) -> Result<(), DbError> {
+    if am == AccessMethod::Gin && GinClass::default_for(ty).is_none() {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "data type {} has no default operator class for access method \"gin\"",
+                ty.name()
+            ),
+        )
+        .with_hint(
+            "You must specify an operator class for the index or define a default operator class for the data type.",
+        ));
+    }
     if am != AccessMethod::Hash || has_hash_class(ty) {
         return Ok(());
     }

@@ -39,6 +39,9 @@ pub(super) fn make(
 ) -> Result<IndexDef, DbError> {
     let mut keys = Vec::new();
     let mut name_parts = Vec::new();
+    let mut gin = Vec::new();
+    let mut gin_types = Vec::new();
+    let gin_method = method == AccessMethod::Gin;
     for p in &is.index_params {
         let NodeEnum::IndexElem(ie) = node(p)? else {
             continue;
@@ -50,6 +53,10 @@ pub(super) fn make(
                     format!("column \"{}\" does not exist", ie.name),
                 )
             })?;
+            if gin_method {
+                gin.push(super::index_am::gin_class(ie, def.columns[pos].ty)?);
+                gin_types.push(def.columns[pos].ty);
+            }
             keys.push(IndexKey::Column(pos));
             name_parts.push(ie.name.clone());
             continue;
@@ -60,7 +67,12 @@ pub(super) fn make(
             ));
         };
         let (bound, ty) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
-        super::index_am::check_key_type(method, ty)?;
+        if gin_method {
+            gin.push(super::index_am::gin_class(ie, ty)?);
+            gin_types.push(ty);
+        } else {
+            super::index_am::check_key_type(method, ty)?;
+        }
         if let nestor_plan::ir::Expr::Col(c) = bound {
             // `((a))` is the column, as in PostgreSQL.
             keys.push(IndexKey::Column(c));
@@ -90,10 +102,27 @@ pub(super) fn make(
             )?)
         }
     };
-    let exprs = IndexExprs { keys, predicate };
+    // After every key's class (ComputeIndexAttrs), as the build
+    // (initGinState) finds them.
+    for (class, ty) in gin.iter().zip(&gin_types) {
+        super::index_am::check_gin_elements(*class, *ty)?;
+    }
+    let options = if gin_method {
+        super::index_am::option_values(is)?
+    } else {
+        Vec::new()
+    };
+    let exprs = IndexExprs {
+        keys,
+        predicate,
+        gin,
+        options,
+    };
     let name = index_name(ctx, def, is, &name_parts)?;
     let oid = ctx.catalog.alloc_oid();
-    if exprs.predicate.is_none() {
+    // A GIN index is always computed: its keys are sets (module header
+    // of nestor_plan::select::gin).
+    if exprs.predicate.is_none() && !gin_method {
         // Columns only after all (`((a))`): a plain index.
         let columns: Vec<usize> = exprs.key_columns().collect();
         if columns.len() == exprs.keys.len() {
@@ -121,7 +150,8 @@ pub(super) fn make(
     let index = Arc::new(
         Index::computed(oid, &name, key_names, is.unique)
             .with_nulls_not_distinct(is.nulls_not_distinct)
-            .with_fill(def.index_fill()),
+            .with_fill(def.index_fill())
+            .with_multi(gin_method),
     );
     Ok(IndexDef {
         oid,

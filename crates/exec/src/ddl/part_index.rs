@@ -114,9 +114,17 @@ fn statement(t: &TableDef, idx: &IndexDef) -> String {
         Some(x) => x
             .keys
             .iter()
-            .map(|k| match k {
-                IndexKey::Column(c) => col(*c),
-                IndexKey::Expr(e) => format!("({e})"),
+            .enumerate()
+            .map(|(n, k)| {
+                let key = match k {
+                    IndexKey::Column(c) => col(*c),
+                    IndexKey::Expr(e) => format!("({e})"),
+                };
+                // A GIN key keeps its operator class.
+                match x.gin.get(n) {
+                    Some(g) => format!("{key} {}", g.name()),
+                    None => key,
+                }
             })
             .collect(),
     };

@@ -489,7 +489,7 @@ fn like_clause(
         for i in &src.indexes {
             if i.exprs.is_some() {
                 return Err(DbError::unsupported(
-                    "LIKE ... INCLUDING INDEXES of a table with expression or partial indexes",
+                    "LIKE ... INCLUDING INDEXES of a table with expression, partial or GIN indexes",
                 ));
             }
             el.indexes.push(PendingIndex {
@@ -1196,7 +1196,7 @@ pub fn create_index(
             return Ok(tag);
         }
     }
-    if super::index_expr::is_computed(is) {
+    if super::index_expr::is_computed(is) || method == AccessMethod::Gin {
         create_computed(ctx, text, &def, is, method)?;
         return Ok(CommandTag::Plain("CREATE INDEX"));
     }

@@ -188,6 +188,9 @@ pub(super) fn index_scan(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     populated(table)?;
+    if index.method == nestor_catalog::AccessMethod::Gin {
+        return gin_scan(table, index, (keys, cols), filter, ev, param, emit);
+    }
     let unlisted = keys.in_list.is_none() && keys.in_array.is_none();
     if order != IndexOrder::Unordered && unlisted {
         let backward = order == IndexOrder::Backward;
@@ -207,6 +210,64 @@ pub(super) fn index_scan(
         .db
         .stats
         .count_scans(index.oid.0, true, scans, tuples.len() as u64);
+    ssi_check(ev)?;
+    for t in tuples {
+        let row = scan_row(t, table);
+        if !emit_if(filter, row, ev, emit)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// A GIN index read (`nestor_plan::select::gin`): each condition's value
+/// becomes a lookup (rows with all, or any, of its keys); the candidate
+/// rows of all conditions are intersected and each is rechecked by
+/// `filter`, which holds the GIN conditions themselves (the keys are
+/// lossy). A condition whose value has no keys (`@> '{}'`) narrows
+/// nothing; when none narrows, the table is scanned whole (PostgreSQL
+/// reads the whole index then).
+fn gin_scan(
+    table: &TableDef,
+    index: &IndexDef,
+    (keys, cols): (&IndexKeys, Option<&[bool]>),
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    use nestor_plan::select::gin::{search, Search};
+    let mut lookups: Vec<(Vec<Vec<u8>>, bool)> = Vec::new();
+    for q in &keys.gin {
+        let value = q.value.eval(param, ev)?;
+        match search(q, &value)? {
+            Search::Nothing => return Ok(true),
+            Search::Everything => {}
+            Search::All(k) => lookups.push((k, true)),
+            Search::Any(k) => lookups.push((k, false)),
+        }
+    }
+    if lookups.is_empty() {
+        return seq_scan(table, filter, (None, None), ev, emit);
+    }
+    ssi_check(ev)?;
+    let snap = ev.ctx.snapshot;
+    let mut found: Option<Vec<Tuple>> = None;
+    for (k, all) in &lookups {
+        let tuples = table.storage.gin_scan(&index.index, k, *all, &snap, cols);
+        found = Some(match found {
+            None => tuples,
+            Some(prev) => {
+                let rows: std::collections::HashSet<_> = tuples.iter().map(|t| t.row).collect();
+                prev.into_iter().filter(|t| rows.contains(&t.row)).collect()
+            }
+        });
+    }
+    let tuples = found.unwrap_or_default();
+    ev.ctx
+        .db
+        .stats
+        .count_scans(index.oid.0, true, lookups.len() as u64, tuples.len() as u64);
     ssi_check(ev)?;
     for t in tuples {
         let row = scan_row(t, table);

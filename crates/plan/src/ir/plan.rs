@@ -49,6 +49,51 @@ pub struct IndexKeys {
     pub hi: Option<(Expr, bool)>,
     /// Conditions as text for EXPLAIN.
     pub display: Vec<String>,
+    /// A GIN index's conditions (`select::gin`); empty for other
+    /// methods. Their conjuncts stay in the scan's filter too: GIN is
+    /// lossy, every row it yields is rechecked.
+    pub gin: Vec<GinQual>,
+    /// A partial GIN index: the query's conjuncts its predicate implies
+    /// (no Filter line shows them), and the predicate's conjuncts, which
+    /// PostgreSQL's Recheck Cond shows after the GIN conditions. The
+    /// executor's filter keeps every conjunct of the query regardless.
+    pub gin_implied: Vec<Expr>,
+    pub gin_predicate: Vec<Expr>,
+}
+
+/// An operator a GIN index answers, its key on the left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GinOp {
+    /// `@>` (jsonb or array).
+    Contains,
+    /// `?`
+    Exists,
+    /// `?|`
+    ExistsAny,
+    /// `?&`
+    ExistsAll,
+    /// array `&&`
+    Overlap,
+    /// array `<@`
+    ContainedBy,
+    /// array `=`
+    ArrayEq,
+    /// jsonpath `@?` and `@@` (the keys a match requires, or a full read).
+    PathExists,
+    PathMatch,
+}
+
+/// One conjunct a GIN index answers: `key op value`, `value` known
+/// before the scan (a constant or parameter).
+#[derive(Clone, Debug)]
+pub struct GinQual {
+    /// Which of the index's keys.
+    pub key: usize,
+    pub class: nestor_catalog::gin::GinClass,
+    pub op: GinOp,
+    pub value: Expr,
+    /// The conjunct as written (EXPLAIN's Recheck Cond).
+    pub conj: Expr,
 }
 
 /// The order an index scan delivers its rows in. Every scan reads the
@@ -529,6 +574,12 @@ impl Plan {
         for detail in details {
             Self::detail(d, &detail, out);
         }
+        if let Some((index, conds)) = self.gin_index_line() {
+            // PostgreSQL reads a GIN index through a bitmap: the index
+            // scan below the heap scan that rechecks.
+            Self::line(d + 1, &format!("Bitmap Index Scan on {index}"), out);
+            Self::detail(d + 1, &format!("Index Cond: ({conds})"), out);
+        }
         if let Plan::HashJoin { left, right, .. } = self {
             // PostgreSQL shows the table built from the inner side as a
             // Hash node above it.
@@ -687,6 +738,14 @@ impl Plan {
                 table,
                 alias,
                 index,
+                ..
+            } if index.method == nestor_catalog::AccessMethod::Gin => {
+                scan("Bitmap Heap Scan", table, alias)
+            }
+            Plan::IndexScan {
+                table,
+                alias,
+                index,
                 order: IndexOrder::Backward,
                 ..
             } => scan(
@@ -816,6 +875,40 @@ impl Plan {
             }
             return out;
         }
+        if let Plan::IndexScan {
+            table,
+            index,
+            keys,
+            filter,
+            ..
+        } = self
+        {
+            if index.method == nestor_catalog::AccessMethod::Gin {
+                let mut recheck = keys.display.clone();
+                recheck.extend(keys.gin_predicate.iter().map(|e| bare(&show(e, table))));
+                out.push(format!("Recheck Cond: ({})", gin_conds(&recheck)));
+                let rest: Vec<Expr> = filter
+                    .iter()
+                    .flat_map(|f| match f {
+                        Expr::And(v) => v.clone(),
+                        e => vec![e.clone()],
+                    })
+                    .filter(|e| !keys.gin.iter().any(|q| q.conj == *e))
+                    .filter(|e| !keys.gin_implied.contains(e))
+                    .collect();
+                if !rest.is_empty() {
+                    let rest = if rest.len() == 1 {
+                        rest.into_iter()
+                            .next()
+                            .unwrap_or(Expr::Const(nestor_types::Value::Null))
+                    } else {
+                        Expr::And(rest)
+                    };
+                    out.push(format!("Filter: {}", show(&rest, table)));
+                }
+                return out;
+            }
+        }
         let (table, keys, filter) = match self {
             Plan::SeqScan { table, filter, .. } => (table, None, filter),
             Plan::IndexScan {
@@ -842,6 +935,19 @@ impl Plan {
             out.push(format!("Filter: {}", show(f, table)));
         }
         out
+    }
+
+    /// A GIN index scan's Bitmap Index Scan line: the index's name and
+    /// its conditions.
+    fn gin_index_line(&self) -> Option<(String, String)> {
+        match self {
+            Plan::IndexScan { index, keys, .. }
+                if index.method == nestor_catalog::AccessMethod::Gin =>
+            {
+                Some((index.name.clone(), gin_conds(&keys.display)))
+            }
+            _ => None,
+        }
     }
 
     /// Inputs, as [`Plan::children`] lists them, to change.
@@ -947,6 +1053,27 @@ fn agg_text(call: &AggCall, names: &[String]) -> String {
     format!("{name}({distinct}{arg})")
 }
 
+/// A condition's text without the parentheses the renderer puts around
+/// an operator (EXPLAIN adds its own when it joins several).
+pub(crate) fn bare(text: &str) -> String {
+    text.strip_prefix('(')
+        .and_then(|t| t.strip_suffix(')'))
+        .map_or_else(|| text.to_string(), str::to_string)
+}
+
+/// GIN conditions as EXPLAIN prints them: one bare, several each in
+/// parentheses joined by AND.
+fn gin_conds(display: &[String]) -> String {
+    match display {
+        [one] => one.clone(),
+        many => many
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" AND "),
+    }
+}
+
 fn alias_suffix(name: &str, alias: &str) -> String {
     if alias.is_empty() || alias == name {
         String::new()
@@ -970,6 +1097,30 @@ pub fn show(e: &Expr, table: &TableDef) -> String {
     render_expr(e, &name)
 }
 
+/// The operator a jsonb or array containment/existence function
+/// implements (what a GIN index answers), or a json field access.
+pub(crate) fn containment_operator(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "jsonb_contains" | "arraycontains" => "@>",
+        "jsonb_contained" | "arraycontained" => "<@",
+        "jsonb_exists" => "?",
+        "jsonb_exists_any" => "?|",
+        "jsonb_exists_all" => "?&",
+        "arrayoverlap" => "&&",
+        "jsonb_path_exists_opr" => "@?",
+        "jsonb_path_match_opr" => "@@",
+        "jsonb_object_field"
+        | "jsonb_array_element"
+        | "json_object_field"
+        | "json_array_element" => "->",
+        "jsonb_object_field_text"
+        | "jsonb_array_element_text"
+        | "json_object_field_text"
+        | "json_array_element_text" => "->>",
+        _ => return None,
+    })
+}
+
 /// The operator a regular-expression match function implements.
 fn regex_operator(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -987,6 +1138,7 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
     match e {
         Expr::Const(v) => match v {
             nestor_types::Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
+            nestor_types::Value::Jsonb(s) => format!("'{}'::jsonb", s.replace('\'', "''")),
             nestor_types::Value::Geo(g) => {
                 let text = g.to_text(1);
                 format!("'{text}'::{}", g.kind().name())
@@ -1079,6 +1231,19 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
                 if *all { "ALL" } else { "ANY" },
                 r(&args[1])
             )
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
+            if args.len() == 2 && containment_operator(f.name).is_some() =>
+        {
+            let op = containment_operator(f.name).unwrap_or("@>");
+            let right = match (&args[1], op) {
+                // A jsonpath constant is held as its text.
+                (Expr::Const(nestor_types::Value::Text(s)), "@?" | "@@") => {
+                    format!("'{}'::jsonpath", s.replace('\'', "''"))
+                }
+                (other, _) => r(other),
+            };
+            format!("({} {op} {right})", r(&args[0]))
         }
         Expr::Func(crate::functions::Func::Library(f), args)
             if args.len() == 2 && regex_operator(f.name).is_some() =>

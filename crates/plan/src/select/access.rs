@@ -489,7 +489,12 @@ pub(super) fn choose_index(
         if !crate::select::index_expr::implied(&cand.predicate, conj) {
             continue;
         }
-        let Some((score, keys, used)) = index_match(&cand, conj) else {
+        let matched = if cand.def.method == nestor_catalog::AccessMethod::Gin {
+            gin_match(&cand, conj)
+        } else {
+            index_match(&cand, conj)
+        };
+        let Some((score, keys, used)) = matched else {
             continue;
         };
         if best.as_ref().is_none_or(|(s, ..)| score > *s) {
@@ -531,6 +536,9 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
         lo: None,
         hi: None,
         display: Vec::new(),
+        gin: Vec::new(),
+        gin_implied: Vec::new(),
+        gin_predicate: Vec::new(),
     };
     let mut used = Vec::new();
     let mut score = 0;
@@ -607,6 +615,60 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
         score += 5;
     }
     Some((score, keys, used))
+}
+
+/// How well a GIN index serves the conjuncts: 4 per conjunct it answers
+/// (below a btree equality, above a range: it reads candidates to
+/// recheck). None if it answers none (a GIN index is never read whole
+/// for a query it cannot narrow). Its conjuncts stay in the filter: the
+/// executor rechecks them on every row (GIN is lossy).
+fn gin_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, Vec<usize>)> {
+    let classes = cand.def.exprs.as_ref().map(|x| x.gin.clone())?;
+    let keys: Vec<Expr> = cand.keys.iter().map(|(e, ..)| e.clone()).collect();
+    let quals = crate::select::gin::index_match(&keys, &classes, all);
+    if quals.is_empty() {
+        return None;
+    }
+    // One condition prints bare, several each in parentheses, as
+    // `details` joins them.
+    let display = quals
+        .iter()
+        .map(|(_, q)| crate::ir::bare(&show_value(&q.conj, cand)))
+        .collect();
+    // The conjuncts a partial index's predicate implies (not GIN
+    // conditions themselves).
+    let gin_implied: Vec<Expr> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| {
+            !quals.iter().any(|(k, _)| k == i)
+                && cand
+                    .predicate
+                    .iter()
+                    .any(|p| crate::select::index_expr::implies(p, e))
+        })
+        .map(|(_, e)| e.clone())
+        .collect();
+    // jsonb_path_ops answers `@>` with fewer, more selective keys than
+    // jsonb_ops: the better of two indexes on one column (PostgreSQL's
+    // cost model prefers it too).
+    let path_ops = quals
+        .iter()
+        .all(|(_, q)| q.class == nestor_catalog::gin::GinClass::JsonbPathOps);
+    let score = 4 * quals.len() + usize::from(path_ops);
+    let keys = IndexKeys {
+        eq: Vec::new(),
+        in_list: None,
+        in_array: None,
+        lo: None,
+        hi: None,
+        display,
+        gin: quals.into_iter().map(|(_, q)| q).collect(),
+        gin_implied,
+        gin_predicate: cand.predicate.clone(),
+    };
+    // Nothing is "used": every conjunct stays in the filter (the recheck).
+    Some((score, keys, Vec::new()))
 }
 
 /// Whether the index is a hash index: equality lookups only.
@@ -903,6 +965,9 @@ pub(super) fn join_index(
                 lo: None,
                 hi: None,
                 display: vec![format!("{} = (outer)", table.columns[first].name)],
+                gin: Vec::new(),
+                gin_implied: Vec::new(),
+                gin_predicate: Vec::new(),
             };
             return Some((idx.clone(), keys));
         }
@@ -1002,6 +1067,9 @@ pub(crate) fn index_ordered(
                     lo: None,
                     hi: None,
                     display: Vec::new(),
+                    gin: Vec::new(),
+                    gin_implied: Vec::new(),
+                    gin_predicate: Vec::new(),
                 },
                 filter,
                 cols: None,
@@ -1017,6 +1085,9 @@ pub(crate) fn index_ordered(
 /// lower(b)`), given that its first `fixed` keys are fixed by equalities;
 /// None if it does not.
 fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<IndexOrder> {
+    if cand.def.method == nestor_catalog::AccessMethod::Gin {
+        return None; // its entries are keys of values, in no row order
+    }
     let keys = &cand.keys;
     let mut pos = fixed;
     let mut dir = None;

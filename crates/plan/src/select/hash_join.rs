@@ -200,6 +200,7 @@ fn reads_param(p: &Plan) -> bool {
                 || keys.in_list.iter().flatten().any(cols)
                 || keys.in_array.iter().any(cols)
                 || keys.lo.iter().chain(keys.hi.iter()).any(|(e, _)| cols(e))
+                || keys.gin.iter().any(|q| cols(&q.value))
         }
         Plan::LateralSubquery { .. } => true,
         Plan::FunctionScan { args, .. } => args.iter().any(cols),

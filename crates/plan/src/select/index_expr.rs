@@ -269,6 +269,14 @@ fn render_node(e: &Expr, name: &dyn Fn(usize) -> String) -> String {
             Expr::Const(_) => crate::ir::render_expr(e, name),
             _ => format!("({})::{}", r(a), t),
         },
+        // An operator's function (`doc -> 'inner'`) as the operator, as
+        // ruleutils prints it.
+        Expr::Func(Func::Library(f), args)
+            if args.len() == 2 && crate::ir::containment_operator(f.name).is_some() =>
+        {
+            let op = crate::ir::containment_operator(f.name).unwrap_or("->");
+            format!("({} {op} {})", r(&args[0]), r(&args[1]))
+        }
         Expr::Func(Func::Library(f), args) => format!("{}({})", f.name, list(args, ", ")),
         Expr::Cmp(op, a, b) => format!("({} {} {})", r(a), op.symbol(), r(b)),
         Expr::Arith(op, a, b, _) => {
@@ -702,6 +710,12 @@ pub fn install_keys(
     };
     let bound = bind_stored(catalog, table, x)?;
     let names = key_names(x, table);
+    if idx.method == nestor_catalog::AccessMethod::Gin {
+        let keys = bound.keys.into_iter().map(|(e, _)| e).collect();
+        let gin = super::gin::GinKeyFn::new((keys, bound.predicate), x.gin.clone(), names);
+        idx.index.set_keys(Arc::new(gin));
+        return Ok(());
+    }
     idx.index.set_keys(Arc::new(KeyFn::new(bound, names)));
     Ok(())
 }

@@ -36,6 +36,7 @@ mod access;
 mod clauses;
 mod distinct_on;
 mod from;
+pub mod gin;
 mod grouping;
 mod hash_join;
 pub mod index_expr;
