@@ -315,6 +315,10 @@ pub struct Binder<'e> {
     /// order the name's whole row takes (`RETURNING t` shows the named
     /// table's row, as PostgreSQL converts a partition's tuple).
     pub whole_row_as: Option<(String, std::sync::Arc<nestor_catalog::TableDef>)>,
+    /// Names of WITH items being planned that the current item cannot
+    /// reference (itself and later ones without RECURSIVE), for the
+    /// DETAIL of "relation does not exist".
+    pub hidden_ctes: Vec<String>,
     pub vars: Option<&'e dyn VarResolver>,
     /// The privileges the statement needs (crate::perm).
     pub perms: Vec<crate::perm::Perm>,
@@ -592,6 +596,7 @@ impl<'e> Binder<'e> {
             srf_allowed: false,
             no_inline: false,
             whole_row_as: None,
+            hidden_ctes: Vec::new(),
         }
     }
 

@@ -250,6 +250,7 @@ regress!(
     identity_alter,
     sql_function_inline,
     partition_returning_row,
+    with_forward_reference,
     constraint_using_index,
     column_storage,
     format_variadic,

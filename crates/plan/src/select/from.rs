@@ -566,14 +566,21 @@ pub(super) fn plan_range_var(
     } else {
         format!("{}.{}", rv.schemaname, rv.relname)
     };
-    Err(err_at(
-        DbError::new(
-            SqlState::UndefinedTable,
-            format!("relation \"{shown}\" does not exist"),
-        ),
-        b.text,
-        rv.location,
-    ))
+    let mut e = DbError::new(
+        SqlState::UndefinedTable,
+        format!("relation \"{shown}\" does not exist"),
+    );
+    // A WITH item of an enclosing or the same WITH that is not visible
+    // here (itself, a later one): PostgreSQL's parserOpenTable hint.
+    if rv.schemaname.is_empty() && b.hidden_ctes.iter().any(|c| *c == rv.relname) {
+        e = e
+            .with_detail(format!(
+                "There is a WITH item named \"{}\", but it cannot be referenced from this part of the query.",
+                rv.relname
+            ))
+            .with_hint("Use WITH RECURSIVE, or re-order the WITH items to remove forward references.");
+    }
+    Err(err_at(e, b.text, rv.location))
 }
 
 /// A view's query planned in place of its name: its SQL text parsed and

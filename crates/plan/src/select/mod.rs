@@ -146,7 +146,19 @@ fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
         let NodeEnum::CommonTableExpr(cte) = node(&w.ctes[i])? else {
             return Err(DbError::internal("WITH item is not a CTE"));
         };
-        plan_cte(b, w.recursive, cte)?;
+        // Without RECURSIVE an item sees only the items before it: the
+        // others' names, for the error that names one (from.rs).
+        let hidden_len = b.hidden_ctes.len();
+        if !w.recursive {
+            for later in &w.ctes[i..] {
+                if let Ok(NodeEnum::CommonTableExpr(c)) = node(later) {
+                    b.hidden_ctes.push(c.ctename.clone());
+                }
+            }
+        }
+        let r = plan_cte(b, w.recursive, cte);
+        b.hidden_ctes.truncate(hidden_len);
+        r?;
     }
     Ok(())
 }
