@@ -718,7 +718,7 @@ fn run_sort(
     let r = run(input, ev, param, &mut |ev, row| {
         let mut k = Vec::with_capacity(keys.len());
         for key in keys {
-            k.push(key.expr.eval(&row, ev)?);
+            k.push(sort_form(key.expr.eval(&row, ev)?));
         }
         let bytes = entry_bytes(&k) + entry_bytes(&row);
         ev.mem.charge(bytes, "sort")?;
@@ -777,6 +777,17 @@ fn run_sort(
     ev.mem.release(held);
     count_temp_files(ev);
     r
+}
+
+/// A sort key's value as the sort compares it: a jsonb value's order is
+/// its parsed value's (`nestor_types::jsonb_order`), so it is compared as
+/// its sort-key bytes, made once per row rather than per comparison (the
+/// byte order of the bytea is the jsonb order).
+fn sort_form(v: Value) -> Value {
+    match v {
+        Value::Jsonb(s) => Value::Bytea(nestor_types::jsonb_order::sort_key(&s).into()),
+        v => v,
+    }
 }
 
 /// Add the statement's removed temporary files to pg_stat_database.
