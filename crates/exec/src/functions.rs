@@ -58,7 +58,15 @@ fn bad_param(msg: impl Into<String>) -> DbError {
 /// NULL out (the library's functions apply their own NULL rules).
 pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
     match f {
-        Func::Library(lib) => return lib.call(&args, &ev.ctx.eval),
+        Func::Library(lib) => {
+            let r = lib.call(&args, &ev.ctx.eval);
+            // Text search functions raise notices (the empty query) that
+            // the library keeps for the statement.
+            if nestor_types::tsearch::has_notices() {
+                ev.ctx.notices.extend(nestor_types::tsearch::take_notices());
+            }
+            return r;
+        }
         Func::ArrayCtor { elem, nested } => return array_ctor(elem, nested, args),
         Func::ArrayFill { elem } => return array_fill(elem, &args),
         Func::Subscript => return subscript(args),

@@ -1510,7 +1510,8 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Bit(_) | T::VarBit(_) => (-1, false, "i", "x", "V"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
-        T::Bytea | T::Jsonb | T::Json | T::JsonPath => (-1, false, "i", "x", "U"),
+        T::Bytea | T::Jsonb | T::Json | T::JsonPath | T::TsVector => (-1, false, "i", "x", "U"),
+        T::TsQuery => (-1, false, "i", "p", "U"),
         T::Unknown => (-2, false, "c", "p", "X"),
         T::Void => (4, true, "i", "p", "P"),
         // An array is aligned as its elements, at least as an int.
@@ -1589,6 +1590,9 @@ fn all_types() -> Vec<DataType> {
         T::Reg(RegKind::Class),
         T::Reg(RegKind::Type),
         T::Reg(RegKind::Namespace),
+        T::Reg(RegKind::Config),
+        T::TsVector,
+        T::TsQuery,
     ];
     v.extend(nestor_types::geometry::GeoKind::ALL.map(T::Geo));
     v.extend(nestor_types::range::RangeKind::ALL.map(T::Range));
@@ -4182,6 +4186,7 @@ fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
 /// object has the OID, `-` for 0 where PostgreSQL prints that).
 fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
     let found = match kind {
+        RegKind::Config => nestor_types::tsearch::config::config_name(o).map(str::to_string),
         RegKind::Class => spec::by_oid(o)
             .map(|r| r.name().to_string())
             .or_else(|| {

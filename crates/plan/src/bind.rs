@@ -440,7 +440,7 @@ fn base_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
         n => n,
     };
     match canonical {
-        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" | "regconfig" => Ok(DataType::Oid),
+        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" => Ok(DataType::Oid),
         _ => DataType::from_sql_name(canonical, &mods),
     }
 }
@@ -2549,6 +2549,10 @@ impl<'e> Binder<'e> {
 
     fn bind_unary(&mut self, op: &str, r: &Node) -> Result<(Expr, DataType), DbError> {
         let (e, t) = self.bind(r)?;
+        if let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, None, t) {
+            let e = self.coerce(e, t, f.arg_types[0])?;
+            return Ok((Expr::Func(Func::Library(f.func), vec![e]), f.ret));
+        }
         if matches!(t, DataType::Geo(_))
             || (t == DataType::Unknown && matches!(op, "@@" | "@-@" | "?-" | "?|"))
         {
@@ -2714,6 +2718,13 @@ impl<'e> Binder<'e> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
         if let Some(f) = nestor_types::range::catalog::resolve_operator(op, lt, rt) {
+            let args = vec![
+                self.coerce(le, lt, f.arg_types[0])?,
+                self.coerce(re, rt, f.arg_types[1])?,
+            ];
+            return Ok((Expr::Func(Func::Library(f.func), args), f.ret));
+        }
+        if let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, Some(lt), rt) {
             let args = vec![
                 self.coerce(le, lt, f.arg_types[0])?,
                 self.coerce(re, rt, f.arg_types[1])?,

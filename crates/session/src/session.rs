@@ -1169,6 +1169,7 @@ impl Session {
             .with_extra_float_digits(view.extra_float_digits)
             .with_styles(view.date_style, view.interval_style)
             .with_bytea_escape(view.bytea_escape)
+            .with_ts_config(view.ts_config)
     }
 
     /// Run `f` as one statement: open the transaction if needed, take the
@@ -1180,7 +1181,11 @@ impl Session {
     ) -> (Result<T, DbError>, Vec<DbError>) {
         let mut notices = Vec::new();
         let mut changes = Vec::new();
+        // Text search notices left from outside a statement are stale.
+        drop(nestor_types::tsearch::take_notices());
         let r = self.statement_inner(&mut notices, &mut changes, f);
+        // Those raised while planning (a literal's input function).
+        notices.extend(nestor_types::tsearch::take_notices());
         // RAISE LOG / DEBUG go to the server log only (client_min_messages
         // is NOTICE).
         notices.retain(|n| !matches!(n.severity, Severity::Log | Severity::Debug));
@@ -1266,7 +1271,8 @@ impl Session {
                     self.settings.view().date_style,
                     self.settings.view().interval_style,
                 )
-                .with_bytea_escape(self.settings.view().bytea_escape),
+                .with_bytea_escape(self.settings.view().bytea_escape)
+                .with_ts_config(self.settings.view().ts_config),
             settings: self.settings.view(),
             wait,
             notices,

@@ -803,6 +803,16 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             }
         }
         Expr::Func(crate::functions::Func::Library(f), args)
+            if nestor_types::tsearch::catalog::operator_of(f.name, args.len()).is_some() =>
+        {
+            let op = nestor_types::tsearch::catalog::operator_of(f.name, args.len()).unwrap_or("");
+            match args.as_slice() {
+                [a] => format!("({op} {})", r(a)),
+                [a, b] => format!("({} {op} {})", r(a), r(b)),
+                _ => "(...)".into(),
+            }
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
             if nestor_types::geometry::catalog::operator_of(f.name, args.len()).is_some() =>
         {
             let op = nestor_types::geometry::catalog::operator_of(f.name, args.len()).unwrap_or("");
