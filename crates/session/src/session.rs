@@ -1181,10 +1181,9 @@ impl Session {
     ) -> (Result<T, DbError>, Vec<DbError>) {
         let mut notices = Vec::new();
         let mut changes = Vec::new();
-        // Text search notices left from outside a statement are stale.
-        drop(nestor_types::tsearch::take_notices());
         let r = self.statement_inner(&mut notices, &mut changes, f);
-        // Those raised while planning (a literal's input function).
+        // Text search notices raised while the statement was planned (a
+        // literal's input function) or outside the executor's calls.
         notices.extend(nestor_types::tsearch::take_notices());
         // RAISE LOG / DEBUG go to the server log only (client_min_messages
         // is NOTICE).

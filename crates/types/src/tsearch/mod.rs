@@ -29,6 +29,7 @@ pub mod catalog;
 pub mod config;
 pub mod ops;
 pub mod parser;
+pub(crate) mod pgsort;
 pub mod query;
 pub mod rank;
 pub mod vector;

@@ -178,6 +178,20 @@ impl Node {
         }
     }
 
+    /// The operands in PostgreSQL's array order (an operator, then its
+    /// right operand's items, then its left's).
+    pub fn operands_pg_order<'a>(&'a self, out: &mut Vec<&'a Operand>) {
+        match self {
+            Node::Val(o) => out.push(o),
+            Node::Stop => {}
+            Node::Not(a) => a.operands_pg_order(out),
+            Node::And(a, b) | Node::Or(a, b) | Node::Phrase(a, b, _) => {
+                b.operands_pg_order(out);
+                a.operands_pg_order(out);
+            }
+        }
+    }
+
     /// Prefix-order items for tsquerysend.
     fn send(&self, out: &mut Vec<u8>) {
         match self {
@@ -614,6 +628,7 @@ pub(crate) fn tokens_standard(whole: &str) -> Result<Vec<Tok>, DbError> {
                         out.push(Tok::Val(tok.word, w, p));
                         s = rest;
                         waiting_operand = false;
+                        first = false;
                     }
                     None if first => return Ok(out),
                     None => {

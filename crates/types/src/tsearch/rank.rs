@@ -67,9 +67,18 @@ pub fn weights(arr: &[Option<f32>]) -> Result<[f32; 4], DbError> {
 
 /// The query's operands sorted by word, one per word (SortAndUniqItems).
 fn sorted_operands(q: &TsQuery) -> Vec<&Operand> {
-    let mut ops = q.operands();
-    ops.sort_by(|a, b| super::vector::cmp_lexeme(&a.word, &b.word));
-    ops.dedup_by(|a, b| a.word == b.word);
+    let mut ops = Vec::new();
+    if let Some(r) = &q.root {
+        r.operands_pg_order(&mut ops);
+    }
+    if ops.len() < 2 {
+        return ops;
+    }
+    super::pgsort::pg_qsort(&mut ops, &|a: &&Operand, b: &&Operand| {
+        super::vector::cmp_lexeme(&a.word, &b.word)
+    });
+    // Equal words: the first stays (its prefix flag decides).
+    ops.dedup_by(|later, first| later.word == first.word);
     ops
 }
 
