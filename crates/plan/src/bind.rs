@@ -788,6 +788,15 @@ impl<'e> Binder<'e> {
                 };
                 let v = valops::cast(v, input_ty, explicit, &self.eval)
                     .map_err(|e| err_at(e, self.text, l))?;
+                if to == DataType::TsQuery && nestor_types::tsearch::has_notices() {
+                    // tsqueryin's notice (an empty query) points at the
+                    // literal, as the input error would.
+                    let placed = nestor_types::tsearch::take_notices()
+                        .into_iter()
+                        .map(|n| err_at(n, self.text, l))
+                        .collect();
+                    nestor_types::tsearch::requeue(placed);
+                }
                 valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err)
             }
             None => valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err),
@@ -4662,6 +4671,9 @@ impl<'e> Binder<'e> {
             .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.");
             err_at(e, text, f.location)
         };
+        if kind == functions::SrfKind::Unnest && types == [DataType::TsVector] {
+            kind = functions::SrfKind::Set(nestor_types::set_fns::SetFn::TsUnnest);
+        }
         // The checks each populated record needs (its domains').
         let mut populate_checks = None;
         let ty = match kind {

@@ -576,6 +576,7 @@ impl DataType {
             4072 => JsonPath,
             3614 => TsVector,
             3615 => TsQuery,
+            3734 => Reg(RegKind::Config),
             _ if GeoKind::from_oid(oid).is_some() => Geo(GeoKind::from_oid(oid)?),
             _ if RangeKind::from_oid(oid).is_some() => Range(RangeKind::from_oid(oid)?),
             _ => {

@@ -35,7 +35,6 @@ const I4: DataType = DataType::Int4;
 const F4: DataType = DataType::Float4;
 const TXA: DataType = DataType::Array(&DataType::Text);
 const F4A: DataType = DataType::Array(&DataType::Float4);
-const TVA: DataType = DataType::Array(&DataType::TsVector);
 
 /// One function: SQL name, parameter types, result type, implementation.
 pub struct Def {
@@ -787,37 +786,57 @@ pub fn applies(op: &str, l: Option<DataType>, r: DataType) -> bool {
         || (op == "!!" && l.is_none() && r == DataType::Unknown)
         || (op == "@@"
             && l.is_some_and(|l| l.is_string() || l == DataType::Unknown)
-            && (r.is_string() || r == DataType::Unknown)
-            && !(l == Some(DataType::Unknown) && r == DataType::Unknown))
+            && (r.is_string() || r == DataType::Unknown))
 }
 
 /// The operator `left op right` (left None: prefix) if text search has
-/// one for these types.
+/// one for these types. An unknown operand is first taken to be of the
+/// other operand's type; failing that, among the operators for the known
+/// operand a string parameter is preferred (PostgreSQL's rule for unknown
+/// literals: `'a fat cat' @@ 'cat'::tsquery` is text @@ tsquery).
 pub fn resolve_operator(op: &str, left: Option<DataType>, right: DataType) -> Option<Resolved> {
     if !applies(op, left, right) {
         return None;
     }
+    let norm = |t: DataType| if t.is_string() { TX } else { t.base() };
     let cands: Vec<_> = OPERATORS
         .iter()
         .filter(|o| o.0 == op && o.1.is_some() == left.is_some())
         .collect();
-    // An unknown operand takes the other one's type first.
-    let (l, r) = match (left, right) {
-        (Some(DataType::Unknown), r) if r != DataType::Unknown => (Some(r), r),
-        (Some(l), DataType::Unknown) => (Some(l), l),
-        (l, DataType::Unknown) => (l, TQ),
-        lr => lr,
+    let unknown = DataType::Unknown;
+    let pick = |l: Option<DataType>, r: DataType| {
+        cands
+            .iter()
+            .find(|o| o.1.map(norm) == l.map(norm) && o.2 == norm(r))
+            .copied()
     };
-    let exact = cands.iter().find(|o| {
-        o.1.map(DataType::base) == l.map(|t| if t.is_string() { TX } else { t.base() })
-            && o.2 == if r.is_string() { TX } else { r.base() }
-    });
-    let chosen = exact.or_else(|| {
-        cands.iter().find(|o| {
-            left.is_none_or(|lt| o.1.is_some_and(|ol| fit(lt, ol).is_some()))
-                && fit(right, o.2).is_some()
-        })
-    })?;
+    let chosen = match (left, right) {
+        (Some(l), r) if l != unknown && r != unknown => pick(Some(l), r),
+        (None, r) if r != unknown => pick(None, r),
+        (None, _) => cands.first().copied(),
+        (Some(l), r) => {
+            let same = if l == unknown { r } else { l };
+            let same_type = if same == unknown {
+                None
+            } else {
+                pick(Some(same), same)
+            };
+            same_type.or_else(|| {
+                let fits: Vec<_> = cands
+                    .iter()
+                    .filter(|o| {
+                        (l == unknown || o.1.map(norm) == Some(norm(l)))
+                            && (r == unknown || o.2 == norm(r))
+                    })
+                    .copied()
+                    .collect();
+                let stringy = |o: &&&(&str, Option<DataType>, DataType, &str)| {
+                    (l != unknown || o.1 == Some(TX)) && (r != unknown || o.2 == TX)
+                };
+                fits.iter().find(stringy).or(fits.first()).copied()
+            })
+        }
+    }?;
     DEFS.iter()
         .find(|d| d.name == chosen.3 && d.args.len() == 1 + usize::from(chosen.1.is_some()))
         .map(resolved)
@@ -861,5 +880,97 @@ pub fn unnest_rows(v: &TsVector) -> Vec<Vec<Value>> {
         .collect()
 }
 
-/// An array type of the text search types (for array element lookups).
-pub const TSVECTOR_ARRAY: DataType = TVA;
+/// The regconfig type.
+pub const REGCONFIG: DataType = CFG;
+
+/// The default parser's OID (pg_ts_parser).
+pub const DEFAULT_PARSER_OID: i64 = 3722;
+
+/// A parser argument of ts_token_type / ts_parse: `default`
+/// (pg_catalog-qualified or not) or its OID.
+pub fn check_parser(v: &Value) -> Result<(), DbError> {
+    let ok = match v {
+        Value::Text(s) => {
+            let n = s.trim();
+            let n = n.strip_prefix("pg_catalog.").unwrap_or(n);
+            if n.eq_ignore_ascii_case("default") {
+                true
+            } else {
+                return Err(DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("text search parser \"{}\" does not exist", s.trim()),
+                ));
+            }
+        }
+        v => v.as_i64() == Some(DEFAULT_PARSER_OID),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(DbError::new(
+            SqlState::InternalError,
+            format!(
+                "cache lookup failed for text search parser {}",
+                v.as_i64().unwrap_or(0)
+            ),
+        ))
+    }
+}
+
+/// ts_token_type('default').
+pub fn token_type_rows() -> Vec<Vec<Value>> {
+    super::parser::TOKEN_TYPES
+        .iter()
+        .enumerate()
+        .map(|(i, (alias, descr))| {
+            vec![
+                Value::Int4(i as i32 + 1),
+                Value::text(alias),
+                Value::text(descr),
+            ]
+        })
+        .collect()
+}
+
+/// ts_parse('default', text).
+pub fn parse_rows(text: &str) -> Vec<Vec<Value>> {
+    super::parser::tokens(text)
+        .into_iter()
+        .map(|(t, s)| vec![Value::Int4(t as i32), Value::text(&s)])
+        .collect()
+}
+
+/// ts_debug(config, text).
+pub fn debug_rows(cfg_oid: u32, text: &str) -> Result<Vec<Vec<Value>>, DbError> {
+    config::check_config(cfg_oid)?;
+    let text_array =
+        |items: Vec<Value>| Value::Array(Arc::new(Array::from_items(DataType::Text, items)));
+    let mut rows = Vec::new();
+    for (ty, tok) in super::parser::tokens(text) {
+        let (alias, descr) = super::parser::TOKEN_TYPES[ty as usize - 1];
+        let dict = config::dictionary(cfg_oid, ty);
+        let (dicts, used, lexemes) = match dict {
+            None => (text_array(Vec::new()), Value::Null, Value::Null),
+            Some(d) => {
+                let lex = match config::lexize(d, &tok) {
+                    Some(l) => vec![Value::text(&l)],
+                    None => Vec::new(),
+                };
+                (
+                    text_array(vec![Value::text(d.name())]),
+                    Value::text(d.name()),
+                    text_array(lex),
+                )
+            }
+        };
+        rows.push(vec![
+            Value::text(alias),
+            Value::text(descr),
+            Value::text(&tok),
+            dicts,
+            used,
+            lexemes,
+        ]);
+    }
+    Ok(rows)
+}

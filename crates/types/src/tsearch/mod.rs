@@ -74,6 +74,11 @@ pub fn take_notices() -> Vec<DbError> {
     NOTICES.with(|n| std::mem::take(&mut *n.borrow_mut()))
 }
 
+/// Put notices back (the binder gives a literal's its position).
+pub fn requeue(notices: Vec<DbError>) {
+    NOTICES.with(|n| n.borrow_mut().extend(notices));
+}
+
 /// Whether notices are waiting (cheap, for the executor's hot path).
 pub fn has_notices() -> bool {
     NOTICES.with(|n| !n.borrow().is_empty())

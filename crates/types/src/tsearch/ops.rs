@@ -400,8 +400,9 @@ pub fn weight_code(c: &str) -> Result<u8, DbError> {
         'b' => Ok(2),
         'c' => Ok(1),
         'd' => Ok(0),
+        // PostgreSQL reports it with elog (XX000).
         _ => Err(DbError::new(
-            SqlState::InvalidParameterValue,
+            SqlState::InternalError,
             format!("unrecognized weight: {}", ch as u32),
         )),
     }
