@@ -241,6 +241,7 @@ regress!(
     lateral_scalar_function,
     view_column_defaults,
     view_upsert,
+    text_search,
     constraint_using_index,
     column_storage,
     format_variadic,

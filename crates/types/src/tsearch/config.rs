@@ -122,7 +122,9 @@ fn stemmer() -> &'static rust_stemmers::Stemmer {
 /// A dictionary's answer for a token: Some(lexeme), or None for a stop
 /// word.
 pub fn lexize(d: Dict, token: &str) -> Option<String> {
-    let lower = token.to_lowercase();
+    // lowerstr under the C locale Nestor's databases have: ASCII letters
+    // only.
+    let lower = token.to_ascii_lowercase();
     match d {
         Dict::Simple => Some(lower).filter(|l| !l.is_empty()),
         Dict::EnglishStem => {
@@ -349,12 +351,12 @@ fn tokens_web(text: &str) -> Vec<Tok> {
                 out.push(Tok::Val(chars[start..j].iter().collect(), 0, false));
                 i = (j + 1).min(chars.len());
                 waiting_operand = false;
-            } else if is_operator_char(c) || c.is_whitespace() {
+            } else if is_operator_char(c) || super::parser::is_c_space(c) {
                 i += 1;
             } else {
                 let start = i;
                 while i < chars.len()
-                    && !chars[i].is_whitespace()
+                    && !super::parser::is_c_space(chars[i])
                     && !is_operator_char(chars[i])
                     && chars[i] != '"'
                     && (chars[i] != ':' || i == start)
@@ -368,7 +370,7 @@ fn tokens_web(text: &str) -> Vec<Tok> {
             out.push(Tok::Or);
             i += n;
             waiting_operand = true;
-        } else if is_operator_char(c) || c.is_whitespace() {
+        } else if is_operator_char(c) || super::parser::is_c_space(c) {
             i += 1;
         } else {
             out.push(Tok::And);
@@ -385,10 +387,13 @@ fn or_operator(s: &[char]) -> Option<usize> {
         return None;
     }
     let next = *s.get(2)?;
-    if next == '-' || next == '_' || next.is_alphabetic() || next.is_ascii_digit() {
+    if next == '-' || next == '_' || next.is_ascii_alphabetic() || next.is_ascii_digit() {
         return None;
     }
-    s[3..].iter().any(|c| !c.is_whitespace()).then_some(2)
+    s[3..]
+        .iter()
+        .any(|c| !super::parser::is_c_space(*c))
+        .then_some(2)
 }
 
 /// The text search setting's canonical value for a configuration name

@@ -14,8 +14,10 @@
 //! types PostgreSQL's, quirks included (`foo.txt` is a host, `a.b` a
 //! file, `2nd-hand` a numhword followed by its parts).
 //!
-//! Characters are classified as glibc's C.UTF-8 locale does for the
-//! reference server (alphabetic = Unicode alphabetic, digits ASCII).
+//! Characters are classified as PostgreSQL does in a UTF-8 database
+//! whose LC_CTYPE is C, as Nestor's are: ASCII by the C library's
+//! classes, any other character a letter (alpha and alnum, nothing else),
+//! zero-width marks also "special" (not a word break).
 //! Work is bounded: the parser advances or emits at each step, and the
 //! sub-parses of a host or URL path start at the current position and
 //! never recurse more than one level deep.
@@ -152,6 +154,11 @@ fn is_special(c: char) -> bool {
         | 0xFE00..=0xFE0F | 0xFE20..=0xFE2F)
 }
 
+/// isspace() in the C locale.
+pub(crate) fn is_c_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\x0b' | '\x0c' | '\r')
+}
+
 fn is_url_char(c: char) -> bool {
     let u = c as u32;
     u > 0x20 && u < 0x7F && !matches!(c, '"' | '<' | '>' | '\\' | '^' | '`' | '{' | '|' | '}')
@@ -202,12 +209,12 @@ impl<'a> Parser<'a> {
             T::Any => true,
             T::Eof => ch.is_none(),
             T::Eq => ch == Some(self.c as char),
-            T::Alnum => ch.is_some_and(|c| c.is_alphabetic() || c.is_ascii_digit()),
-            T::NotAlnum => !ch.is_some_and(|c| c.is_alphabetic() || c.is_ascii_digit()),
-            T::Alpha => ch.is_some_and(char::is_alphabetic),
+            T::Alnum => ch.is_some_and(|c| !c.is_ascii() || c.is_ascii_alphanumeric()),
+            T::NotAlnum => !ch.is_some_and(|c| !c.is_ascii() || c.is_ascii_alphanumeric()),
+            T::Alpha => ch.is_some_and(|c| !c.is_ascii() || c.is_ascii_alphabetic()),
             T::AscLet => ch.is_some_and(|c| c.is_ascii_alphabetic()),
             T::Digit => ch.is_some_and(|c| c.is_ascii_digit()),
-            T::Space => ch.is_some_and(char::is_whitespace),
+            T::Space => ch.is_some_and(is_c_space),
             T::XDigit => ch.is_some_and(|c| c.is_ascii_hexdigit()),
             T::Special => ch.is_some_and(is_special),
             T::UrlChar => ch.is_some_and(is_url_char),

@@ -609,7 +609,7 @@ pub(crate) fn tokens_standard(whole: &str) -> Result<Vec<Tok>, DbError> {
     let mut depth: i64 = 0;
     loop {
         if waiting_operand {
-            let t = s.trim_start();
+            let t = s.trim_start_matches(super::parser::is_c_space);
             if let Some(r) = t.strip_prefix('!') {
                 out.push(Tok::Not);
                 s = r;
@@ -640,7 +640,7 @@ pub(crate) fn tokens_standard(whole: &str) -> Result<Vec<Tok>, DbError> {
                 }
             }
         } else {
-            let t = s.trim_start();
+            let t = s.trim_start_matches(super::parser::is_c_space);
             if let Some(r) = t.strip_prefix('&') {
                 out.push(Tok::And);
                 s = r;

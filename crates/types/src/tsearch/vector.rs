@@ -306,7 +306,7 @@ pub(crate) fn gettoken<'a>(
     let quoted = loop {
         match chars.peek().copied() {
             None => return Ok(None),
-            Some((_, c)) if c.is_whitespace() => {
+            Some((_, c)) if super::parser::is_c_space(c) => {
                 chars.next();
             }
             Some((_, '\'')) if !web => {
@@ -373,7 +373,9 @@ pub(crate) fn gettoken<'a>(
                     }
                 }
                 None => break,
-                Some((_, c)) if c.is_whitespace() || is_op(c) || (web && c == '"') => break,
+                Some((_, c)) if super::parser::is_c_space(c) || is_op(c) || (web && c == '"') => {
+                    break
+                }
                 Some((_, ':')) => {
                     if word.is_empty() {
                         return Err(err());
@@ -464,7 +466,7 @@ fn positions<'a>(
                     pos.push(p);
                     return Ok(Some((Token { word, pos }, "")));
                 }
-                Some((i, c)) if c.is_whitespace() => {
+                Some((i, c)) if super::parser::is_c_space(c) => {
                     pos.push(p);
                     return Ok(Some((Token { word, pos }, &input[i..])));
                 }
