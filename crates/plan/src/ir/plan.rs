@@ -698,6 +698,12 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
                 let text = g.to_text(1);
                 format!("'{text}'::{}", g.kind().name())
             }
+            nestor_types::Value::TsVector(t) => {
+                format!("'{}'::tsvector", t.to_text().replace('\'', "''"))
+            }
+            nestor_types::Value::TsQuery(q) => {
+                format!("'{}'::tsquery", q.to_text().replace('\'', "''"))
+            }
             nestor_types::Value::Array(a) => {
                 let ctx = nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0);
                 let text = a.to_text(&ctx).replace('\'', "''");

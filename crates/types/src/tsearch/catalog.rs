@@ -152,11 +152,7 @@ fn to_tsvector_cur(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     vec_value(v)
 }
 
-/// JSON filter flags (parse_jsonb_index_flags).
-const J_STRING: u8 = 1;
-const J_NUMERIC: u8 = 2;
-const J_BOOL: u8 = 4;
-const J_KEY: u8 = 8;
+use super::json_docs::{J_BOOL, J_KEY, J_NUMERIC, J_STRING};
 
 fn json_flags(filter: &Value) -> Result<u8, DbError> {
     let hint = "Possible values are: \"string\", \"numeric\", \"boolean\", \"key\", and \"all\".";
@@ -198,47 +194,15 @@ fn json_flags(filter: &Value) -> Result<u8, DbError> {
     Ok(flags)
 }
 
-/// The strings of a JSON document that the flags select, in document
-/// order (iterate_jsonb_values).
-fn json_strings(j: &Json, flags: u8, out: &mut Vec<String>, depth: usize) -> Result<(), DbError> {
-    if depth > 10_000 {
-        return Err(DbError::new(
-            SqlState::StatementTooComplex,
-            "stack depth limit exceeded",
-        ));
-    }
-    match j {
-        Json::Null => {}
-        Json::Str(s) if flags & J_STRING != 0 => out.push(s.clone()),
-        Json::Num(n) if flags & J_NUMERIC != 0 => out.push(n.to_string()),
-        Json::Bool(b) if flags & J_BOOL != 0 => out.push(b.to_string()),
-        Json::Str(_) | Json::Num(_) | Json::Bool(_) => {}
-        Json::Arr(items) => {
-            for x in items {
-                json_strings(x, flags, out, depth + 1)?;
-            }
-        }
-        Json::Obj(fields) => {
-            for (k, v) in fields {
-                if flags & J_KEY != 0 {
-                    out.push(k.clone());
-                }
-                json_strings(v, flags, out, depth + 1)?;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// jsonb_to_tsvector_worker: each selected string parsed in turn, a
-/// position skipped between strings that gave words.
+/// position skipped between strings that gave words. `doc` is a json
+/// value (its text) or a jsonb one.
 fn json_tsvector(cfg_oid: u32, doc: &Value, flags: u8) -> Result<Value, DbError> {
     config::check_config(cfg_oid)?;
-    let j = crate::json::parse(doc.as_str().ok_or_else(|| internal("json"))?)?;
-    let mut strs = Vec::new();
-    // A scalar document (not an array or object) has no values to index
-    // in PostgreSQL's iterator but itself.
-    json_strings(&j, flags, &mut strs, 0)?;
+    let strs = match doc {
+        Value::Jsonb(j) => super::json_docs::jsonb_strings(j, flags)?,
+        v => super::json_docs::json_strings(v.as_str().ok_or_else(|| internal("json"))?, flags)?,
+    };
     let mut words = Vec::new();
     let mut pos = 0u32;
     let mut n = Vec::new();
@@ -326,7 +290,15 @@ fn setweight2(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 
 fn setweight3(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let w = ops::weight_code(txt(&a[1])?)?;
-    let words = strings(&a[2], "lexeme array may not contain nulls")?;
+    // NULL elements match nothing (tsvector_setweight_by_filter).
+    let Value::Array(arr) = &a[2] else {
+        return Err(internal("text[]"));
+    };
+    let words: Vec<String> = arr
+        .items
+        .iter()
+        .filter_map(|x| x.as_str().map(str::to_string))
+        .collect();
     vec_value(ops::setweight(tv(&a[0])?, w, Some(&words)))
 }
 
@@ -502,6 +474,63 @@ rank_fns!(
     rankcd_wttf
 );
 
+fn headline_text(
+    cfg_oid: u32,
+    doc: &Value,
+    q: &Value,
+    opts: Option<&Value>,
+) -> Result<Value, DbError> {
+    let q = tq(q)?;
+    let opts = opts.map(txt).transpose()?;
+    let mut h = super::headline::Headliner::new(cfg_oid, q, opts)?;
+    match doc {
+        Value::Jsonb(j) => Ok(Value::Jsonb(Arc::from(
+            super::json_docs::jsonb_map_strings(j, &mut |s| h.headline(s))?.as_str(),
+        ))),
+        Value::Text(t) => Ok(Value::text(&h.headline(t)?)),
+        _ => Err(internal("text")),
+    }
+}
+
+/// ts_headline over json: its text, rewritten compactly.
+fn headline_json(
+    cfg_oid: u32,
+    doc: &Value,
+    q: &Value,
+    opts: Option<&Value>,
+) -> Result<Value, DbError> {
+    let q = tq(q)?;
+    let opts = opts.map(txt).transpose()?;
+    let mut h = super::headline::Headliner::new(cfg_oid, q, opts)?;
+    let out = super::json_docs::json_map_strings(txt(doc)?, &mut |s| h.headline(s))?;
+    Ok(Value::text(&out))
+}
+
+fn hl_2(a: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
+    headline_text(c.ts_config, &a[0], &a[1], None)
+}
+fn hl_3(a: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
+    headline_text(c.ts_config, &a[0], &a[1], Some(&a[2]))
+}
+fn hl_cfg3(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    headline_text(cfg(&a[0])?, &a[1], &a[2], None)
+}
+fn hl_cfg4(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    headline_text(cfg(&a[0])?, &a[1], &a[2], Some(&a[3]))
+}
+fn hlj_2(a: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
+    headline_json(c.ts_config, &a[0], &a[1], None)
+}
+fn hlj_3(a: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
+    headline_json(c.ts_config, &a[0], &a[1], Some(&a[2]))
+}
+fn hlj_cfg3(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    headline_json(cfg(&a[0])?, &a[1], &a[2], None)
+}
+fn hlj_cfg4(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    headline_json(cfg(&a[0])?, &a[1], &a[2], Some(&a[3]))
+}
+
 fn current_config(_: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     Ok(Value::Int8(ctx.ts_config as i64))
 }
@@ -538,6 +567,14 @@ mod w {
     }
 
     strict!(
+        hl_2,
+        hl_3,
+        hl_cfg3,
+        hl_cfg4,
+        hlj_2,
+        hlj_3,
+        hlj_cfg3,
+        hlj_cfg4,
         to_tsvector_cfg,
         to_tsvector_cur,
         json_tsv_cfg,
@@ -650,6 +687,18 @@ pub static DEFS: &[Def] = &[
     d("ts_rank_cd", &[TV, TQ, I4], F4, w::rankcd_ttf),
     d("ts_rank_cd", &[F4A, TV, TQ], F4, w::rankcd_wtt),
     d("ts_rank_cd", &[F4A, TV, TQ, I4], F4, w::rankcd_wttf),
+    s("ts_headline", &[TX, TQ], TX, w::hl_2),
+    s("ts_headline", &[TX, TQ, TX], TX, w::hl_3),
+    d("ts_headline", &[CFG, TX, TQ], TX, w::hl_cfg3),
+    d("ts_headline", &[CFG, TX, TQ, TX], TX, w::hl_cfg4),
+    s("ts_headline", &[JB, TQ], JB, w::hl_2),
+    s("ts_headline", &[JB, TQ, TX], JB, w::hl_3),
+    d("ts_headline", &[CFG, JB, TQ], JB, w::hl_cfg3),
+    d("ts_headline", &[CFG, JB, TQ, TX], JB, w::hl_cfg4),
+    s("ts_headline", &[JS, TQ], JS, w::hlj_2),
+    s("ts_headline", &[JS, TQ, TX], JS, w::hlj_3),
+    d("ts_headline", &[CFG, JS, TQ], JS, w::hlj_cfg3),
+    d("ts_headline", &[CFG, JS, TQ, TX], JS, w::hlj_cfg4),
     d("tsvector_cmp", &[TV, TV], I4, w::tsvector_cmp),
     d("tsquery_cmp", &[TQ, TQ], I4, w::tsquery_cmp),
 ];

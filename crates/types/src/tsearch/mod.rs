@@ -15,6 +15,8 @@
 //! * [`ops`] — `@@` (TS_execute, phrase positions included), tsvector
 //!   editing and tsquery composition.
 //! * [`rank`] — ts_rank and ts_rank_cd.
+//! * [`headline`] — ts_headline; [`json_docs`] — the values of JSON
+//!   documents it and to_tsvector read.
 //! * [`catalog`] — the SQL surface: functions, operators, casts.
 //!
 //! Values are `Value::TsVector` / `Value::TsQuery` (shared `Arc`s);
@@ -27,6 +29,8 @@
 
 pub mod catalog;
 pub mod config;
+pub mod headline;
+pub mod json_docs;
 pub mod ops;
 pub mod parser;
 pub(crate) mod pgsort;

@@ -440,7 +440,6 @@ fn positions<'a>(
             ));
         }
         let mut p = make_pos(n, 0);
-        let mut weighted = false;
         // WAITPOSDELIM.
         loop {
             match chars.peek().copied() {
@@ -449,10 +448,11 @@ fn positions<'a>(
                     break;
                 }
                 Some((_, c)) if "aAbBcCdD*".contains(c) => {
-                    if weighted {
+                    // Only a weight already set (not D) is an error: `1dc`
+                    // is C.
+                    if weight_of(p) != 0 {
                         return Err(syntax_error(whole));
                     }
-                    weighted = true;
                     let w = match c.to_ascii_lowercase() {
                         'a' | '*' => 3,
                         'b' => 2,
