@@ -594,6 +594,9 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::PartitionedTable => partitioned_rows(c),
         Rel::Aggregate => aggregate_rows(c),
         Rel::Range => range_rows(),
+        Rel::TsParser | Rel::TsTemplate | Rel::TsDict | Rel::TsConfig | Rel::TsConfigMap => {
+            text_search_rows(rel)
+        }
         Rel::Shdescription
         | Rel::StatisticExt
         | Rel::Publication
@@ -605,11 +608,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::InitPrivs
         | Rel::Transform
         | Rel::Conversion
-        | Rel::TsParser
-        | Rel::TsTemplate
-        | Rel::TsDict
-        | Rel::TsConfig
-        | Rel::TsConfigMap
         | Rel::ForeignDataWrapper
         | Rel::ForeignServer
         | Rel::UserMapping
@@ -2046,6 +2044,93 @@ fn set_io_functions(r: &mut RowB, typname: &str) {
     }
 }
 
+/// The text search catalogs: the default parser, the simple and snowball
+/// templates, the simple and english_stem dictionaries and the simple and
+/// english configurations with their token maps (OIDs as PostgreSQL 15's;
+/// the parser's and templates' support functions have no pg_proc rows
+/// here, so they show as `-`).
+fn text_search_rows(rel: Rel) -> Rows {
+    use nestor_types::tsearch::config::{self, Dict, CONFIGS};
+    const PARSER: u32 = 3722;
+    const SIMPLE_TEMPLATE: u32 = 3727;
+    const SNOWBALL_TEMPLATE: u32 = 13150;
+    const SIMPLE_DICT: u32 = 3765;
+    const ENGLISH_STEM_DICT: u32 = 13163;
+    let ns = oid(PG_CATALOG_NAMESPACE_OID);
+    match rel {
+        Rel::TsParser => vec![RowB::new(rel)
+            .set("oid", oid(PARSER))
+            .set("prsname", text("default"))
+            .set("prsnamespace", ns)
+            .done()],
+        Rel::TsTemplate => [(SIMPLE_TEMPLATE, "simple"), (SNOWBALL_TEMPLATE, "snowball")]
+            .into_iter()
+            .map(|(o, n)| {
+                RowB::new(rel)
+                    .set("oid", oid(o))
+                    .set("tmplname", text(n))
+                    .set("tmplnamespace", ns.clone())
+                    .done()
+            })
+            .collect(),
+        Rel::TsDict => [
+            (SIMPLE_DICT, "simple", SIMPLE_TEMPLATE, None),
+            (
+                ENGLISH_STEM_DICT,
+                "english_stem",
+                SNOWBALL_TEMPLATE,
+                Some("language = 'english', stopwords = 'english'"),
+            ),
+        ]
+        .into_iter()
+        .map(|(o, n, t, init)| {
+            RowB::new(rel)
+                .set("oid", oid(o))
+                .set("dictname", text(n))
+                .set("dictnamespace", ns.clone())
+                .set("dictowner", oid(SUPERUSER_OID))
+                .set("dicttemplate", oid(t))
+                .set("dictinitoption", init.map_or(Value::Null, text))
+                .done()
+        })
+        .collect(),
+        Rel::TsConfig => CONFIGS
+            .iter()
+            .map(|(o, n)| {
+                RowB::new(rel)
+                    .set("oid", oid(*o))
+                    .set("cfgname", text(n))
+                    .set("cfgnamespace", ns.clone())
+                    .set("cfgowner", oid(SUPERUSER_OID))
+                    .set("cfgparser", oid(PARSER))
+                    .done()
+            })
+            .collect(),
+        _ => CONFIGS
+            .iter()
+            .flat_map(|(cfg, _)| {
+                (1..=23u8).filter_map(move |t| {
+                    let d = config::dictionary(*cfg, t)?;
+                    Some(
+                        RowB::new(Rel::TsConfigMap)
+                            .set("mapcfg", oid(*cfg))
+                            .set("maptokentype", Value::Int4(i32::from(t)))
+                            .set("mapseqno", Value::Int4(1))
+                            .set(
+                                "mapdict",
+                                oid(match d {
+                                    Dict::Simple => SIMPLE_DICT,
+                                    Dict::EnglishStem => ENGLISH_STEM_DICT,
+                                }),
+                            )
+                            .done(),
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
 /// pg_proc's row of a type I/O function (`nestor_types::io_functions`).
 fn io_proc_row(f: &nestor_types::io_functions::IoFn) -> Vec<Value> {
     RowB::new(Rel::Proc)
@@ -2266,6 +2351,8 @@ fn opclass_of(t: DataType) -> u32 {
         T::Bit(_) => 10002,
         T::VarBit(_) => 10043,
         T::Jsonb => 4033,
+        T::TsVector => 10071,
+        T::TsQuery => 10074,
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar
     }
