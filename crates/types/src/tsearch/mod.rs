@@ -167,3 +167,129 @@ pub fn parse_query(input: &str) -> Result<TsQuery, DbError> {
     }
     Ok(q)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::config::{self, QueryKind, ENGLISH_OID, SIMPLE_OID};
+    use super::*;
+
+    fn tsv(s: &str) -> String {
+        vector::parse(s).unwrap().to_text()
+    }
+
+    fn tsq(s: &str) -> String {
+        query::parse(s).unwrap().0.to_text()
+    }
+
+    #[test]
+    fn tsvector_text_form() {
+        assert_eq!(tsv("b a c a"), "'a' 'b' 'c'");
+        assert_eq!(tsv("a:3,1,2 b:2A c:1b,1a"), "'a':1,2,3 'b':2A 'c':1A");
+        assert_eq!(tsv("asd:1dc"), "'asd':1C");
+        assert_eq!(tsv("'it''s' \\'x"), "'''x' 'it''s'");
+        assert_eq!(tsv("a:20000"), "'a':16383");
+        assert!(vector::parse("a:0").is_err());
+        assert!(vector::parse("a:1AA").is_err());
+        assert!(vector::parse("'a").is_err());
+    }
+
+    #[test]
+    fn tsquery_text_form() {
+        assert_eq!(tsq("a & b | c"), "'a' & 'b' | 'c'");
+        assert_eq!(tsq("a | b & c"), "'a' | 'b' & 'c'");
+        assert_eq!(tsq("a <-> (b <-> c)"), "'a' <-> ( 'b' <-> 'c' )");
+        assert_eq!(tsq("!(a | b)"), "!( 'a' | 'b' )");
+        assert_eq!(tsq("a:*AB <2> b"), "'a':*AB <2> 'b'");
+        assert!(query::parse("a b").is_err());
+        assert!(query::parse("a &").is_err());
+        assert!(query::parse("a <16385> b").is_err());
+        assert!(query::parse("").unwrap().1);
+    }
+
+    #[test]
+    fn binary_round_trip() {
+        let v = vector::parse("a:1A,2 b c:3").unwrap();
+        assert_eq!(TsVector::from_binary(&v.to_binary()).unwrap(), v);
+        let q = query::parse("!a <2> (b | c:*B)").unwrap().0;
+        assert_eq!(
+            TsQuery::from_binary(&q.to_binary()).unwrap().to_text(),
+            q.to_text()
+        );
+        assert!(TsQuery::from_binary(&[0, 0, 0, 5, 9]).is_err());
+    }
+
+    #[test]
+    fn parser_token_types() {
+        let types: Vec<(u8, String)> = parser::tokens("foo-bar 1.5e3 http://x.org/y a.b")
+            .into_iter()
+            .filter(|t| t.0 != parser::SPACE)
+            .collect();
+        let names: Vec<(&str, &str)> = types
+            .iter()
+            .map(|(t, s)| (parser::TOKEN_TYPES[*t as usize - 1].0, s.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("asciihword", "foo-bar"),
+                ("hword_asciipart", "foo"),
+                ("hword_asciipart", "bar"),
+                ("sfloat", "1.5e3"),
+                ("protocol", "http://"),
+                ("url", "x.org/y"),
+                ("host", "x.org"),
+                ("url_path", "/y"),
+                ("file", "a.b"),
+            ]
+        );
+    }
+
+    #[test]
+    fn configurations() {
+        let mut n = Vec::new();
+        let v = config::to_tsvector(ENGLISH_OID, "The Fat Rats ate", &mut n).unwrap();
+        assert_eq!(v.to_text(), "'ate':4 'fat':2 'rat':3");
+        let v = config::to_tsvector(SIMPLE_OID, "The Fat", &mut n).unwrap();
+        assert_eq!(v.to_text(), "'fat':2 'the':1");
+        let (q, _) =
+            config::to_tsquery(ENGLISH_OID, "fat <-> the <-> rats", QueryKind::Standard).unwrap();
+        assert_eq!(q.to_text(), "'fat' <2> 'rat'");
+        let (q, _) =
+            config::to_tsquery(ENGLISH_OID, "\"fat rat\" or cat -dog", QueryKind::Web).unwrap();
+        assert_eq!(q.to_text(), "'fat' <-> 'rat' | 'cat' & !'dog'");
+        assert!(config::config_oid("nonesuch").is_err());
+        assert_eq!(
+            config::config_oid("pg_catalog.English").unwrap(),
+            ENGLISH_OID
+        );
+    }
+
+    #[test]
+    fn matching() {
+        let v = vector::parse("a:1 b:2 c:3").unwrap();
+        let m = |q: &str| ops::matches(&v, &query::parse(q).unwrap().0).unwrap();
+        assert!(m("a <-> b"));
+        assert!(!m("b <-> a"));
+        assert!(m("a <2> c"));
+        assert!(m("a <-> !c"));
+        assert!(!m("a <-> !b"));
+        assert!(m("(a | c) <-> b"));
+        assert!(m("ab:* | b:*"));
+        assert!(!m("b:A"));
+        let stripped = vector::parse("a b").unwrap();
+        assert!(!ops::matches(&stripped, &query::parse("a <-> b").unwrap().0).unwrap());
+        assert!(ops::matches(&stripped, &query::parse("a:A").unwrap().0).unwrap());
+    }
+
+    #[test]
+    fn gin_keys() {
+        let q = query::parse("a & !b | c:*").unwrap().0;
+        let (ops, full_scan) = ops::required_lexemes(&q).unwrap();
+        assert_eq!(ops, [("a", false), ("b", false), ("c", true)]);
+        assert!(!full_scan);
+        let q = query::parse("!a").unwrap().0;
+        assert!(ops::required_lexemes(&q).unwrap().1);
+        let v = vector::parse("b a:1").unwrap();
+        assert_eq!(v.lexemes().collect::<Vec<_>>(), ["a", "b"]);
+    }
+}

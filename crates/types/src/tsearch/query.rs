@@ -59,7 +59,7 @@ pub struct TsQuery {
 pub fn legacy_crc32(s: &str) -> u32 {
     let mut crc: u32 = 0xFFFF_FFFF;
     for b in s.bytes() {
-        let mut c = (((crc ^ b as u32) & 0xFF) as u32) << 24;
+        let mut c = ((crc ^ b as u32) & 0xFF) << 24;
         for _ in 0..8 {
             c = if c & 0x8000_0000 != 0 {
                 (c << 1) ^ 0x04C1_1DB7

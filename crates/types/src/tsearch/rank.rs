@@ -110,10 +110,7 @@ fn calc_rank_and(w: &[f32; 4], t: &TsVector, q: &TsQuery) -> f32 {
                 (&e.pos[..], false)
             });
             let (post, inull) = pos[i].expect("just set");
-            for k in 0..i {
-                let Some((ct, knull)) = pos[k] else {
-                    continue;
-                };
+            for (ct, knull) in pos[..i].iter().flatten().copied() {
                 for l in post {
                     for p in ct {
                         let mut dist = (pos_of(*l) as i32 - pos_of(*p) as i32).abs();
