@@ -1966,7 +1966,7 @@ fn tsvector_unnest(
     if fname != "unnest" || fc.args.len() != 1 {
         return None;
     }
-    if matches!(node(&fc.args[0]), Ok(NodeEnum::ParamRef(_))) {
+    if !super::peekable(&fc.args[0]) {
         return None;
     }
     let (_, t) = b.bind(&fc.args[0]).ok()?;

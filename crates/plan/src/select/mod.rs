@@ -1688,8 +1688,23 @@ fn unnests_tsvector(b: &mut Binder, sel: &pb::SelectStmt) -> bool {
         bind::names(&f.funcname)
             .last()
             .is_some_and(|n| n == "unnest")
-            && !matches!(arg.node.as_ref(), Some(NodeEnum::ParamRef(_)))
+            && peekable(arg)
             && b.bind(arg).is_ok_and(|(_, t)| t == DataType::TsVector)
+    })
+}
+
+/// Whether binding `n` once more just to learn its type is harmless: no
+/// parameter (whose type binding decides) and no subquery (which binding
+/// plans) inside.
+pub(crate) fn peekable(n: &Node) -> bool {
+    n.node.as_ref().is_some_and(|n| {
+        !matches!(n, NodeEnum::SubLink(_) | NodeEnum::ParamRef(_))
+            && !n.nodes().into_iter().any(|(r, ..)| {
+                matches!(
+                    r,
+                    nestor_parser::NodeRef::SubLink(_) | nestor_parser::NodeRef::ParamRef(_)
+                )
+            })
     })
 }
 
