@@ -1589,6 +1589,7 @@ fn all_types() -> Vec<DataType> {
         T::Reg(RegKind::Type),
         T::Reg(RegKind::Namespace),
         T::Reg(RegKind::Config),
+        T::Reg(RegKind::Dictionary),
         T::TsVector,
         T::TsQuery,
     ];
@@ -4274,6 +4275,9 @@ fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
 fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
     let found = match kind {
         RegKind::Config => nestor_types::tsearch::config::config_name(o).map(str::to_string),
+        RegKind::Dictionary => {
+            nestor_types::tsearch::config::dictionary_name(o).map(str::to_string)
+        }
         RegKind::Class => spec::by_oid(o)
             .map(|r| r.name().to_string())
             .or_else(|| {

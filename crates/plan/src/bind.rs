@@ -783,7 +783,9 @@ impl<'e> Binder<'e> {
             // (`interval '2' hour`).
             Some(l) => {
                 let input_ty = match to {
-                    DataType::Interval(_) => to,
+                    // A reg* type's input function is its own (regconfig
+                    // takes a name), not oid's.
+                    DataType::Interval(_) | DataType::Reg(_) => to,
                     t => t.base(),
                 };
                 let v = valops::cast(v, input_ty, explicit, &self.eval)
@@ -823,7 +825,19 @@ impl<'e> Binder<'e> {
         }
         if let (DataType::Reg(k), DataType::Unknown) = (to, from) {
             if let Expr::Const(Value::Text(name)) = &e {
-                let oid = crate::pg_catalog::reg_lookup(self.catalog, k, name)?;
+                // A name that does not resolve is reported at the literal.
+                let key = Arc::as_ptr(name) as *const u8 as usize;
+                let at = self
+                    .literal_locs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, l)| *l);
+                let oid =
+                    crate::pg_catalog::reg_lookup(self.catalog, k, name).map_err(|e| match at {
+                        Some(l) => err_at(e, self.text, l),
+                        None => e,
+                    })?;
                 return Ok(Expr::Const(Value::Int8(i64::from(oid))));
             }
         }

@@ -242,6 +242,7 @@ regress!(
     view_column_defaults,
     view_upsert,
     text_search,
+    text_search_headline,
     constraint_using_index,
     column_storage,
     format_variadic,

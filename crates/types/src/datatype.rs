@@ -279,6 +279,8 @@ pub enum RegKind {
     Role,
     /// regconfig: a text search configuration ([`crate::tsearch::config`]).
     Config,
+    /// regdictionary: a text search dictionary.
+    Dictionary,
 }
 
 impl RegKind {
@@ -290,6 +292,7 @@ impl RegKind {
             RegKind::Proc => "regproc",
             RegKind::Role => "regrole",
             RegKind::Config => "regconfig",
+            RegKind::Dictionary => "regdictionary",
         }
     }
 
@@ -301,22 +304,24 @@ impl RegKind {
             RegKind::Proc => 24,
             RegKind::Role => 4096,
             RegKind::Config => 3734,
+            RegKind::Dictionary => 3769,
         }
     }
 
-    const ALL: [RegKind; 6] = [
+    const ALL: [RegKind; 7] = [
         RegKind::Class,
         RegKind::Type,
         RegKind::Namespace,
         RegKind::Proc,
         RegKind::Role,
         RegKind::Config,
+        RegKind::Dictionary,
     ];
 }
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 41] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 42] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -357,6 +362,7 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 41] = [
     (DataType::Reg(RegKind::Type), 2211, "regtype[]"),
     (DataType::Reg(RegKind::Namespace), 4090, "regnamespace[]"),
     (DataType::Reg(RegKind::Config), 3735, "regconfig[]"),
+    (DataType::Reg(RegKind::Dictionary), 3770, "regdictionary[]"),
     (DataType::TsVector, 3643, "tsvector[]"),
     (DataType::TsQuery, 3645, "tsquery[]"),
     (DataType::Geo(GeoKind::Point), 1017, "point[]"),
@@ -577,6 +583,7 @@ impl DataType {
             3614 => TsVector,
             3615 => TsQuery,
             3734 => Reg(RegKind::Config),
+            3769 => Reg(RegKind::Dictionary),
             _ if GeoKind::from_oid(oid).is_some() => Geo(GeoKind::from_oid(oid)?),
             _ if RangeKind::from_oid(oid).is_some() => Range(RangeKind::from_oid(oid)?),
             _ => {
@@ -816,12 +823,11 @@ impl DataType {
             "int2vector" => no_mods(Int2Vector),
             "tsvector" => no_mods(TsVector),
             "tsquery" => no_mods(TsQuery),
-            "regclass" | "regtype" | "regnamespace" | "regproc" | "regrole" | "regconfig" => {
-                no_mods(Reg(RegKind::ALL
-                    .into_iter()
-                    .find(|k| k.name() == key)
-                    .expect("listed")))
-            }
+            "regclass" | "regtype" | "regnamespace" | "regproc" | "regrole" | "regconfig"
+            | "regdictionary" => no_mods(Reg(RegKind::ALL
+                .into_iter()
+                .find(|k| k.name() == key)
+                .expect("listed"))),
             "oidvector" => no_mods(OidVector),
             _ if key.starts_with('_') && key.len() > 1 => {
                 let elem = DataType::from_sql_name(&key[1..], &[])?;

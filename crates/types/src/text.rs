@@ -158,6 +158,9 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Reg(crate::datatype::RegKind::Config) => {
             Value::Int8(crate::tsearch::config::config_oid(input)? as i64)
         }
+        DataType::Reg(crate::datatype::RegKind::Dictionary) => {
+            Value::Int8(crate::tsearch::config::dictionary_oid(input)? as i64)
+        }
         DataType::Reg(_) => Value::Int8(parse_oid(input)?),
         DataType::TsVector => Value::TsVector(Arc::new(crate::tsearch::vector::parse(input)?)),
         DataType::TsQuery => Value::TsQuery(Arc::new(crate::tsearch::parse_query(input)?)),

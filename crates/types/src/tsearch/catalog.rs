@@ -27,6 +27,7 @@ use crate::value::Value;
 const TV: DataType = DataType::TsVector;
 const TQ: DataType = DataType::TsQuery;
 const CFG: DataType = DataType::Reg(RegKind::Config);
+const DICT: DataType = DataType::Reg(RegKind::Dictionary);
 const TX: DataType = DataType::Text;
 const JS: DataType = DataType::Json;
 const JB: DataType = DataType::Jsonb;
@@ -531,6 +532,21 @@ fn hlj_cfg4(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     headline_json(cfg(&a[0])?, &a[1], &a[2], Some(&a[3]))
 }
 
+fn lexize(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let dict = a[0]
+        .as_i64()
+        .and_then(|o| u32::try_from(o).ok())
+        .ok_or_else(|| internal("regdictionary"))?;
+    let items = config::ts_lexize(dict, txt(&a[1])?)?
+        .iter()
+        .map(|s| Value::text(s))
+        .collect();
+    Ok(Value::Array(Arc::new(Array::from_items(
+        DataType::Text,
+        items,
+    ))))
+}
+
 fn current_config(_: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     Ok(Value::Int8(ctx.ts_config as i64))
 }
@@ -567,6 +583,7 @@ mod w {
     }
 
     strict!(
+        lexize,
         hl_2,
         hl_3,
         hl_cfg3,
@@ -699,6 +716,7 @@ pub static DEFS: &[Def] = &[
     s("ts_headline", &[JS, TQ, TX], JS, w::hlj_3),
     d("ts_headline", &[CFG, JS, TQ], JS, w::hlj_cfg3),
     d("ts_headline", &[CFG, JS, TQ, TX], JS, w::hlj_cfg4),
+    d("ts_lexize", &[DICT, TX], TXA, w::lexize),
     d("tsvector_cmp", &[TV, TV], I4, w::tsvector_cmp),
     d("tsquery_cmp", &[TQ, TQ], I4, w::tsquery_cmp),
 ];
@@ -736,7 +754,7 @@ fn fit(arg: DataType, param: DataType) -> Option<u8> {
         (DataType::Unknown, _) => Some(1),
         (a, DataType::Text) if a.is_string() => Some(1),
         (DataType::Int2, DataType::Int4) => Some(1),
-        (DataType::Oid | DataType::Int4 | DataType::Int8, p) if p == CFG => Some(1),
+        (DataType::Oid | DataType::Int4 | DataType::Int8, p) if p == CFG || p == DICT => Some(1),
         (DataType::Array(a), DataType::Array(p)) if fit(*a, *p).is_some() => Some(1),
         (a, DataType::Float4) if a.is_integer() => Some(1),
         _ => None,

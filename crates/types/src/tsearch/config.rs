@@ -71,6 +71,54 @@ pub fn config_oid(name: &str) -> Result<u32, DbError> {
         })
 }
 
+/// The dictionaries (pg_ts_dict): OID, name.
+pub const DICTIONARIES: [(u32, &str, Dict); 2] = [
+    (3765, "simple", Dict::Simple),
+    (13163, "english_stem", Dict::EnglishStem),
+];
+
+/// The name of dictionary `oid`, if it is one.
+pub fn dictionary_name(oid: u32) -> Option<&'static str> {
+    DICTIONARIES.iter().find(|d| d.0 == oid).map(|d| d.1)
+}
+
+/// regdictionary input: a dictionary name (pg_catalog-qualified or not)
+/// or an OID.
+pub fn dictionary_oid(name: &str) -> Result<u32, DbError> {
+    let n = name.trim();
+    if let Ok(o) = n.parse::<u32>() {
+        return Ok(o);
+    }
+    let lower = n.to_ascii_lowercase();
+    let bare = lower.strip_prefix("pg_catalog.").unwrap_or(&lower);
+    DICTIONARIES
+        .iter()
+        .find(|d| d.1 == bare.trim_matches('"'))
+        .map(|d| d.0)
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedObject,
+                format!("text search dictionary \"{n}\" does not exist"),
+            )
+        })
+}
+
+/// ts_lexize(dictionary, token): the lexemes (an empty array for a stop
+/// word).
+pub fn ts_lexize(dict: u32, token: &str) -> Result<Vec<String>, DbError> {
+    let d = DICTIONARIES
+        .iter()
+        .find(|d| d.0 == dict)
+        .map(|d| d.2)
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::InternalError,
+                format!("cache lookup failed for text search dictionary {dict}"),
+            )
+        })?;
+    Ok(lexize(d, token).into_iter().collect())
+}
+
 /// The dictionary a token type goes to in configuration `cfg` (None:
 /// skipped).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
