@@ -349,12 +349,6 @@ pub fn to_tsquery(
         phrase: kind != QueryKind::Plain,
         notices: Vec::new(),
     };
-    let mut toks = toks;
-    // A websearch query ending in an operator wants an operand: a
-    // placeholder stands for it (pushStop).
-    if kind == QueryKind::Web && matches!(toks.last(), Some(Tok::Not | Tok::And | Tok::Or)) {
-        toks.push(Tok::Stop);
-    }
     query::build(&toks, &mut b, &mut m)?;
     let mut notices = m.notices;
     let none_at_all = b.is_empty();
@@ -384,8 +378,17 @@ fn tokens_web(text: &str) -> Vec<Tok> {
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
     let mut waiting_operand = true;
+    // WAITFIRSTOPERAND: nothing but blanks read yet.
+    let mut first = true;
     while i < chars.len() {
         let c = chars[i];
+        if waiting_operand && super::parser::is_c_space(c) {
+            i += 1;
+            continue;
+        }
+        if waiting_operand {
+            first = false;
+        }
         if waiting_operand {
             if c == '-' {
                 out.push(Tok::Not);
@@ -424,6 +427,11 @@ fn tokens_web(text: &str) -> Vec<Tok> {
             out.push(Tok::And);
             waiting_operand = true;
         }
+    }
+    // Input ended where an operand was wanted: a placeholder stands for
+    // it (pushStop), so an operator left hanging drops out.
+    if waiting_operand && !first {
+        out.push(Tok::Stop);
     }
     out
 }

@@ -486,7 +486,10 @@ fn mark_words(words: &mut [Word], root: Option<&Node>, o: &Options, max_cover: i
             if i > qi {
                 i = qi;
             }
-            while curlen > o.min_words {
+            // (PostgreSQL stops at the cover's first word, which is a
+            // query word; the bound keeps a cover of repeated copies in
+            // range.)
+            while curlen > o.min_words && i >= 0 {
                 if !bad_end(&words[i as usize], sw) {
                     break;
                 }

@@ -261,7 +261,8 @@ impl<'a> Parser<'a> {
             S::None => {}
             S::Tags => {
                 let p = *self.stack.last().expect("a position");
-                let tok: String = self.chars[self.token_start..self.token_start + p.lentoken]
+                let end = (self.token_start + p.lentoken).min(self.chars.len());
+                let tok: String = self.chars[self.token_start.min(end)..end]
                     .iter()
                     .collect::<String>()
                     .to_ascii_lowercase();
@@ -273,18 +274,20 @@ impl<'a> Parser<'a> {
                     _ => {}
                 }
             }
+            // These step back over the token read so far (to re-read it
+            // as its parts); the position never precedes the token.
             S::Furl => {
                 self.wanthost = true;
                 let p = self.top();
-                p.pos -= p.lentoken;
+                p.pos = p.pos.saturating_sub(p.lentoken);
             }
             S::Hyphen => {
                 let p = self.top();
-                p.pos -= p.lentoken;
+                p.pos = p.pos.saturating_sub(p.lentoken);
             }
             S::VerVersion => {
                 let p = self.top();
-                p.pos -= p.lentoken;
+                p.pos = p.pos.saturating_sub(p.lentoken);
                 p.lentoken = 0;
             }
         }
@@ -385,9 +388,8 @@ pub fn tokens(text: &str) -> Vec<(u8, String)> {
     let mut p = Parser::new(&chars);
     let mut out = Vec::new();
     while p.next_token() {
-        let t: String = chars[p.token_start..p.token_start + p.token_len]
-            .iter()
-            .collect();
+        let end = (p.token_start + p.token_len).min(chars.len());
+        let t: String = chars[p.token_start.min(end)..end].iter().collect();
         out.push((p.token_type, t));
     }
     out

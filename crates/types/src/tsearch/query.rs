@@ -573,8 +573,11 @@ fn phrase_operator(s: &str) -> Result<Option<(u16, &str)>, DbError> {
     let Some(r) = s.strip_prefix('<') else {
         return Ok(None);
     };
+    // parse_phrase_operator only finishes on a character after the `>`:
+    // an operator at the very end of the input is not one (a syntax
+    // error follows).
     if let Some(r) = r.strip_prefix("->") {
-        return Ok(Some((1, r)));
+        return Ok((!r.is_empty()).then_some((1, r)));
     }
     let digits = r.bytes().take_while(u8::is_ascii_digit).count();
     if digits == 0 {
@@ -594,8 +597,8 @@ fn phrase_operator(s: &str) -> Result<Option<(u16, &str)>, DbError> {
     }
     match r[digits..].strip_prefix('>') {
         // strtol's result fits an int16 only up to 16384 (checked above).
-        Some(rest) => Ok(Some((n as u16, rest))),
-        None => Ok(None),
+        Some(rest) if !rest.is_empty() => Ok(Some((n as u16, rest))),
+        _ => Ok(None),
     }
 }
 

@@ -376,10 +376,13 @@ pub(crate) fn gettoken<'a>(
                 Some((_, c)) if super::parser::is_c_space(c) || is_op(c) || (web && c == '"') => {
                     break
                 }
+                // The word's first character is taken whatever it is
+                // (WAITWORD); a colon after it starts the positions.
+                Some((_, ':')) if word.is_empty() => {
+                    word.push(':');
+                    chars.next();
+                }
                 Some((_, ':')) => {
-                    if word.is_empty() {
-                        return Err(err());
-                    }
                     if query {
                         break;
                     }
