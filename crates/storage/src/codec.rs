@@ -107,7 +107,8 @@
 //!                      then the nodes in its comparison order: an
 //!                      operator 00, its complemented code, its operands
 //!                      (right first), a phrase's complemented distance;
-//!                      an operand 01, its complemented CRC (u32 BE), its
+//!                      an operand 01, its complemented signed CRC (sign
+//!                      flipped, u32 BE), its
 //!                      word (as text)
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
@@ -963,7 +964,9 @@ fn put_key_tsquery_node(n: &nestor_types::tsearch::query::Node, out: &mut Vec<u8
     match n {
         Node::Val(o) => {
             out.push(1);
-            out.extend_from_slice(&(!o.crc).to_be_bytes());
+            // Larger signed valcrc first: the sign bit flipped, then
+            // complemented.
+            out.extend_from_slice(&(!(o.crc ^ 0x8000_0000)).to_be_bytes());
             put_key_bytes(0, o.word.as_bytes(), out);
         }
         Node::Stop => out.push(2),

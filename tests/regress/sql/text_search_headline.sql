@@ -51,3 +51,17 @@ INSERT INTO tsdocs VALUES (1, 'a:1A b:2,3 c', 'a <-> !b | c:*', 'english'),
 SELECT id, v, q, c, v @@ q AS m FROM tsdocs ORDER BY id;
 SELECT * FROM tsdocs WHERE v = 'c b:3,2 a:1A' ORDER BY id;
 SELECT count(DISTINCT v), count(DISTINCT q) FROM tsdocs;
+-- ts_rewrite: subtrees (or a subset of an & / | node's operands) replaced.
+SELECT ts_rewrite('a & b'::tsquery, 'a'::tsquery, 'c'::tsquery),
+       ts_rewrite('a & b & c'::tsquery, 'a & c'::tsquery, 'z'::tsquery),
+       ts_rewrite('a | b | c | d'::tsquery, 'b | d'::tsquery, 'q <-> r'::tsquery);
+SELECT ts_rewrite('supernovae & crab'::tsquery, 'supernovae'::tsquery, 'supernovae|sn'::tsquery),
+       ts_rewrite('((a & b) | (c & d)) & e'::tsquery, 'c & d'::tsquery, 'w'::tsquery),
+       ts_rewrite('!a & b'::tsquery, 'a'::tsquery, 'c'::tsquery);
+SELECT ts_rewrite('a <-> b & c'::tsquery, 'a <-> b'::tsquery, 'x'::tsquery),
+       ts_rewrite('a & b'::tsquery, 'x'::tsquery, 'y'::tsquery);
+SELECT ts_rewrite('a'::tsquery, 'a'::tsquery, 'b'::tsquery) = 'b'::tsquery,
+       ts_rewrite('a & b'::tsquery, 'a & b'::tsquery, 'c | d'::tsquery);
+-- tsquery order is PostgreSQL's (the operands' legacy CRC first).
+SELECT string_agg(q::text, ' ; ' ORDER BY q)
+  FROM (VALUES ('a'::tsquery), ('b'), ('a & b'), ('b & a'), ('a | b'), ('!a'), ('xyz'), ('a <-> b'), ('a <2> b')) t(q);

@@ -547,6 +547,10 @@ fn lexize(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     ))))
 }
 
+fn ts_rewrite(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    query_value(super::rewrite::rewrite(tq(&a[0])?, tq(&a[1])?, tq(&a[2])?)?)
+}
+
 fn current_config(_: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     Ok(Value::Int8(ctx.ts_config as i64))
 }
@@ -583,6 +587,7 @@ mod w {
     }
 
     strict!(
+        ts_rewrite,
         lexize,
         hl_2,
         hl_3,
@@ -717,6 +722,7 @@ pub static DEFS: &[Def] = &[
     d("ts_headline", &[CFG, JS, TQ], JS, w::hlj_cfg3),
     d("ts_headline", &[CFG, JS, TQ, TX], JS, w::hlj_cfg4),
     d("ts_lexize", &[DICT, TX], TXA, w::lexize),
+    d("ts_rewrite", &[TQ, TQ, TQ], TQ, w::ts_rewrite),
     d("tsvector_cmp", &[TV, TV], I4, w::tsvector_cmp),
     d("tsquery_cmp", &[TQ, TQ], I4, w::tsquery_cmp),
 ];

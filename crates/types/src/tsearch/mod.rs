@@ -36,6 +36,7 @@ pub mod parser;
 pub(crate) mod pgsort;
 pub mod query;
 pub mod rank;
+pub mod rewrite;
 pub mod vector;
 
 use std::cell::RefCell;

@@ -54,20 +54,26 @@ pub struct TsQuery {
     pub root: Option<Node>,
 }
 
-/// PostgreSQL's legacy CRC-32 (the reflected algorithm over the normal
-/// table), of an operand's word.
+/// PostgreSQL's legacy CRC-32 of an operand's word (pg_crc.h's
+/// COMP_LEGACY_CRC32: the table of the reflected polynomial, consumed
+/// most significant byte first — "bogus", as its comment says, but it is
+/// what the btree order of tsqueries and ts_rewrite's signatures see).
 pub fn legacy_crc32(s: &str) -> u32 {
-    let mut crc: u32 = 0xFFFF_FFFF;
-    for b in s.bytes() {
-        let mut c = ((crc ^ b as u32) & 0xFF) << 24;
+    let table = |i: u32| {
+        let mut c = i;
         for _ in 0..8 {
-            c = if c & 0x8000_0000 != 0 {
-                (c << 1) ^ 0x04C1_1DB7
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
             } else {
-                c << 1
+                c >> 1
             };
         }
-        crc = c ^ (crc >> 8);
+        c
+    };
+    let mut crc: u32 = 0xFFFF_FFFF;
+    for b in s.bytes() {
+        let idx = ((crc >> 24) ^ b as u32) & 0xFF;
+        crc = table(idx) ^ (crc << 8);
     }
     crc ^ 0xFFFF_FFFF
 }
@@ -330,7 +336,10 @@ pub fn compare(a: &TsQuery, b: &TsQuery) -> Ordering {
 fn node_cmp(a: &Node, b: &Node) -> Ordering {
     match (a, b) {
         (Node::Val(x), Node::Val(y)) => {
-            y.crc.cmp(&x.crc).then_with(|| cmp_lexeme(&x.word, &y.word))
+            // PostgreSQL's valcrc is signed; larger first.
+            (y.crc as i32)
+                .cmp(&(x.crc as i32))
+                .then_with(|| cmp_lexeme(&x.word, &y.word))
         }
         (Node::Val(_), _) => Ordering::Greater,
         (_, Node::Val(_)) => Ordering::Less,
