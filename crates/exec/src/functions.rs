@@ -204,6 +204,31 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                 _ => Value::Null,
             })
         }
+        Func::LibraryAny { func, all } => {
+            let Value::Array(a) = &args[1] else {
+                return Ok(Value::Null);
+            };
+            // PostgreSQL's ScalarArrayOpExpr: ANY is true on the first
+            // true, ALL false on the first false; otherwise a NULL result
+            // makes it NULL.
+            let mut saw_null = false;
+            for item in &a.items {
+                let r = func.call(&[args[0].clone(), item.clone()], &ev.ctx.eval)?;
+                match r {
+                    Value::Bool(b) if b != all => return Ok(Value::Bool(b)),
+                    Value::Bool(_) => {}
+                    _ => saw_null = true,
+                }
+            }
+            if nestor_types::tsearch::has_notices() {
+                ev.ctx.notices.extend(nestor_types::tsearch::take_notices());
+            }
+            return Ok(if saw_null {
+                Value::Null
+            } else {
+                Value::Bool(all)
+            });
+        }
         Func::LikeAny {
             ci,
             negated,

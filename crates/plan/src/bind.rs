@@ -1222,6 +1222,14 @@ impl<'e> Binder<'e> {
         if let Some((ci, negated)) = regex_operator(op) {
             return self.bind_like_any((ci, negated, true), lhs, rhs, all);
         }
+        if nestor_types::tsearch::catalog::OPERATORS
+            .iter()
+            .any(|o| o.0 == op)
+        {
+            if let Some(r) = self.library_any(op, lhs, rhs, all)? {
+                return Ok(r);
+            }
+        }
         let Some(cmp) = cmp_of(op) else {
             return Err(self.any_array_operator(op, rhs));
         };
@@ -1239,6 +1247,50 @@ impl<'e> Binder<'e> {
             t => t,
         };
         self.any_array(cmp, all, le, lt, re, rt)
+    }
+
+    /// `lhs op ANY/ALL (rhs)` for a text search operator (`tsv @@ ANY
+    /// (queries)`): the operator's function over each element; None when
+    /// no such operator takes these operand types (the caller's error).
+    fn library_any(
+        &mut self,
+        op: &str,
+        lhs: &Node,
+        rhs: &Node,
+        all: bool,
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let (le, lt) = self.bind(lhs)?;
+        let (re, rt) = self.bind(rhs)?;
+        let et = match rt {
+            DataType::Unknown => DataType::Unknown,
+            t => match t.element() {
+                Some(e) => e,
+                None => {
+                    return Err(DbError::new(
+                        SqlState::WrongObjectType,
+                        "op ANY/ALL (array) requires array on right side",
+                    ))
+                }
+            },
+        };
+        let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, Some(lt), et) else {
+            return Ok(None);
+        };
+        if f.ret != DataType::Bool {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "op ANY/ALL (array) requires operator to yield boolean",
+            ));
+        }
+        let arr = f.arg_types[1]
+            .array_of()
+            .ok_or_else(|| no_array_type(f.arg_types[1]))?;
+        let le = self.coerce(le, lt, f.arg_types[0])?;
+        let re = self.coerce(re, rt, arr)?;
+        Ok(Some((
+            Expr::Func(Func::LibraryAny { func: f.func, all }, vec![le, re]),
+            DataType::Bool,
+        )))
     }
 
     /// The error of `lhs op ANY/ALL (rhs)` for an operator other than a

@@ -158,3 +158,11 @@ SELECT * FROM ts_token_type('nonesuch');
 SELECT to_tsvector(NULL::text), to_tsquery('english', NULL), ts_rank(NULL, 'a'::tsquery),
        setweight(NULL, 'A'), NULL::tsvector @@ 'a'::tsquery;
 
+-- @@ with ANY / ALL over an array of queries.
+SELECT 'a b'::tsvector @@ ANY ('{a,x}'), 'a b'::tsvector @@ ALL ('{a,x}'), 'a b'::tsvector @@ ALL ('{a,b}'),
+       'a b'::tsvector @@ ANY ('{}');
+SELECT 'a b'::tsvector @@ ANY (ARRAY['x'::tsquery, NULL]), 'a b'::tsvector @@ ALL (ARRAY['a'::tsquery, NULL]),
+       NULL::tsvector @@ ANY ('{a}');
+SELECT id FROM docs WHERE tsv @@ ANY (ARRAY[to_tsquery('english', 'dogs'), to_tsquery('english', 'rats')]) ORDER BY id;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE tsv @@ ANY ('{wr,qh}');
+SELECT 'a b'::tsvector || ANY ('{a}');

@@ -793,6 +793,15 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
                 r(&args[1])
             )
         }
+        Expr::Func(crate::functions::Func::LibraryAny { func, all }, args) if args.len() == 2 => {
+            format!(
+                "({} {} {} ({}))",
+                r(&args[0]),
+                nestor_types::tsearch::catalog::operator_of(func.name, 2).unwrap_or(func.name),
+                if *all { "ALL" } else { "ANY" },
+                r(&args[1])
+            )
+        }
         Expr::Func(crate::functions::Func::Library(f), args)
             if args.len() == 2 && regex_operator(f.name).is_some() =>
         {
