@@ -2047,9 +2047,9 @@ fn set_io_functions(r: &mut RowB, typname: &str) {
 
 /// The text search catalogs: the default parser, the simple and snowball
 /// templates, the simple and english_stem dictionaries and the simple and
-/// english configurations with their token maps (OIDs as PostgreSQL 15's;
-/// the parser's and templates' support functions have no pg_proc rows
-/// here, so they show as `-`).
+/// english configurations with their token maps (OIDs as PostgreSQL 15's,
+/// the support functions' too, though those have no pg_proc rows here:
+/// regproc shows their numbers).
 fn text_search_rows(rel: Rel) -> Rows {
     use nestor_types::tsearch::config::{self, Dict, CONFIGS};
     const PARSER: u32 = 3722;
@@ -2063,17 +2063,27 @@ fn text_search_rows(rel: Rel) -> Rows {
             .set("oid", oid(PARSER))
             .set("prsname", text("default"))
             .set("prsnamespace", ns)
+            .set("prsstart", oid(3717))
+            .set("prstoken", oid(3718))
+            .set("prsend", oid(3719))
+            .set("prsheadline", oid(3720))
+            .set("prslextype", oid(3721))
             .done()],
-        Rel::TsTemplate => [(SIMPLE_TEMPLATE, "simple"), (SNOWBALL_TEMPLATE, "snowball")]
-            .into_iter()
-            .map(|(o, n)| {
-                RowB::new(rel)
-                    .set("oid", oid(o))
-                    .set("tmplname", text(n))
-                    .set("tmplnamespace", ns.clone())
-                    .done()
-            })
-            .collect(),
+        Rel::TsTemplate => [
+            (SIMPLE_TEMPLATE, "simple", 3725, 3726),
+            (SNOWBALL_TEMPLATE, "snowball", 13148, 13149),
+        ]
+        .into_iter()
+        .map(|(o, n, init, lexize)| {
+            RowB::new(rel)
+                .set("oid", oid(o))
+                .set("tmplname", text(n))
+                .set("tmplnamespace", ns.clone())
+                .set("tmplinit", oid(init))
+                .set("tmpllexize", oid(lexize))
+                .done()
+        })
+        .collect(),
         Rel::TsDict => [
             (SIMPLE_DICT, "simple", SIMPLE_TEMPLATE, None),
             (
