@@ -58,7 +58,15 @@ fn bad_param(msg: impl Into<String>) -> DbError {
 /// NULL out (the library's functions apply their own NULL rules).
 pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
     match f {
-        Func::Library(lib) => return lib.call(&args, &ev.ctx.eval),
+        Func::Library(lib) => {
+            let r = lib.call(&args, &ev.ctx.eval);
+            // Text search functions raise notices (the empty query) that
+            // the library keeps for the statement.
+            if nestor_types::tsearch::has_notices() {
+                ev.ctx.notices.extend(nestor_types::tsearch::take_notices());
+            }
+            return r;
+        }
         Func::ArrayCtor { elem, nested } => return array_ctor(elem, nested, args),
         Func::ArrayFill { elem } => return array_fill(elem, &args),
         Func::Subscript => return subscript(args),
@@ -195,6 +203,31 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                 Value::Array(a) => quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval),
                 _ => Value::Null,
             })
+        }
+        Func::LibraryAny { func, all } => {
+            let Value::Array(a) = &args[1] else {
+                return Ok(Value::Null);
+            };
+            // PostgreSQL's ScalarArrayOpExpr: ANY is true on the first
+            // true, ALL false on the first false; otherwise a NULL result
+            // makes it NULL.
+            let mut saw_null = false;
+            for item in &a.items {
+                let r = func.call(&[args[0].clone(), item.clone()], &ev.ctx.eval)?;
+                match r {
+                    Value::Bool(b) if b != all => return Ok(Value::Bool(b)),
+                    Value::Bool(_) => {}
+                    _ => saw_null = true,
+                }
+            }
+            if nestor_types::tsearch::has_notices() {
+                ev.ctx.notices.extend(nestor_types::tsearch::take_notices());
+            }
+            return Ok(if saw_null {
+                Value::Null
+            } else {
+                Value::Bool(all)
+            });
         }
         Func::LikeAny {
             ci,

@@ -596,6 +596,9 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::PartitionedTable => partitioned_rows(c),
         Rel::Aggregate => aggregate_rows(c),
         Rel::Range => range_rows(),
+        Rel::TsParser | Rel::TsTemplate | Rel::TsDict | Rel::TsConfig | Rel::TsConfigMap => {
+            text_search_rows(rel)
+        }
         Rel::Shdescription
         | Rel::StatisticExt
         | Rel::Publication
@@ -607,11 +610,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::InitPrivs
         | Rel::Transform
         | Rel::Conversion
-        | Rel::TsParser
-        | Rel::TsTemplate
-        | Rel::TsDict
-        | Rel::TsConfig
-        | Rel::TsConfigMap
         | Rel::ForeignDataWrapper
         | Rel::ForeignServer
         | Rel::UserMapping
@@ -1548,7 +1546,8 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Bit(_) | T::VarBit(_) => (-1, false, "i", "x", "V"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
-        T::Bytea | T::Jsonb | T::Json | T::JsonPath => (-1, false, "i", "x", "U"),
+        T::Bytea | T::Jsonb | T::Json | T::JsonPath | T::TsVector => (-1, false, "i", "x", "U"),
+        T::TsQuery => (-1, false, "i", "p", "U"),
         T::Unknown => (-2, false, "c", "p", "X"),
         T::Void => (4, true, "i", "p", "P"),
         // An array is aligned as its elements, at least as an int.
@@ -1627,6 +1626,10 @@ fn all_types() -> Vec<DataType> {
         T::Reg(RegKind::Class),
         T::Reg(RegKind::Type),
         T::Reg(RegKind::Namespace),
+        T::Reg(RegKind::Config),
+        T::Reg(RegKind::Dictionary),
+        T::TsVector,
+        T::TsQuery,
     ];
     v.extend(nestor_types::geometry::GeoKind::ALL.map(T::Geo));
     v.extend(nestor_types::range::RangeKind::ALL.map(T::Range));
@@ -2080,6 +2083,103 @@ fn set_io_functions(r: &mut RowB, typname: &str) {
     }
 }
 
+/// The text search catalogs: the default parser, the simple and snowball
+/// templates, the simple and english_stem dictionaries and the simple and
+/// english configurations with their token maps (OIDs as PostgreSQL 15's,
+/// the support functions' too, though those have no pg_proc rows here:
+/// regproc shows their numbers).
+fn text_search_rows(rel: Rel) -> Rows {
+    use nestor_types::tsearch::config::{self, Dict, CONFIGS};
+    const PARSER: u32 = 3722;
+    const SIMPLE_TEMPLATE: u32 = 3727;
+    const SNOWBALL_TEMPLATE: u32 = 13150;
+    const SIMPLE_DICT: u32 = 3765;
+    const ENGLISH_STEM_DICT: u32 = 13163;
+    let ns = oid(PG_CATALOG_NAMESPACE_OID);
+    match rel {
+        Rel::TsParser => vec![RowB::new(rel)
+            .set("oid", oid(PARSER))
+            .set("prsname", text("default"))
+            .set("prsnamespace", ns)
+            .set("prsstart", oid(3717))
+            .set("prstoken", oid(3718))
+            .set("prsend", oid(3719))
+            .set("prsheadline", oid(3720))
+            .set("prslextype", oid(3721))
+            .done()],
+        Rel::TsTemplate => [
+            (SIMPLE_TEMPLATE, "simple", 3725, 3726),
+            (SNOWBALL_TEMPLATE, "snowball", 13148, 13149),
+        ]
+        .into_iter()
+        .map(|(o, n, init, lexize)| {
+            RowB::new(rel)
+                .set("oid", oid(o))
+                .set("tmplname", text(n))
+                .set("tmplnamespace", ns.clone())
+                .set("tmplinit", oid(init))
+                .set("tmpllexize", oid(lexize))
+                .done()
+        })
+        .collect(),
+        Rel::TsDict => [
+            (SIMPLE_DICT, "simple", SIMPLE_TEMPLATE, None),
+            (
+                ENGLISH_STEM_DICT,
+                "english_stem",
+                SNOWBALL_TEMPLATE,
+                Some("language = 'english', stopwords = 'english'"),
+            ),
+        ]
+        .into_iter()
+        .map(|(o, n, t, init)| {
+            RowB::new(rel)
+                .set("oid", oid(o))
+                .set("dictname", text(n))
+                .set("dictnamespace", ns.clone())
+                .set("dictowner", oid(SUPERUSER_OID))
+                .set("dicttemplate", oid(t))
+                .set("dictinitoption", init.map_or(Value::Null, text))
+                .done()
+        })
+        .collect(),
+        Rel::TsConfig => CONFIGS
+            .iter()
+            .map(|(o, n)| {
+                RowB::new(rel)
+                    .set("oid", oid(*o))
+                    .set("cfgname", text(n))
+                    .set("cfgnamespace", ns.clone())
+                    .set("cfgowner", oid(SUPERUSER_OID))
+                    .set("cfgparser", oid(PARSER))
+                    .done()
+            })
+            .collect(),
+        _ => CONFIGS
+            .iter()
+            .flat_map(|(cfg, _)| {
+                (1..=23u8).filter_map(move |t| {
+                    let d = config::dictionary(*cfg, t)?;
+                    Some(
+                        RowB::new(Rel::TsConfigMap)
+                            .set("mapcfg", oid(*cfg))
+                            .set("maptokentype", Value::Int4(i32::from(t)))
+                            .set("mapseqno", Value::Int4(1))
+                            .set(
+                                "mapdict",
+                                oid(match d {
+                                    Dict::Simple => SIMPLE_DICT,
+                                    Dict::EnglishStem => ENGLISH_STEM_DICT,
+                                }),
+                            )
+                            .done(),
+                    )
+                })
+            })
+            .collect(),
+    }
+}
+
 /// pg_proc's row of a type I/O function (`nestor_types::io_functions`).
 fn io_proc_row(f: &nestor_types::io_functions::IoFn) -> Vec<Value> {
     RowB::new(Rel::Proc)
@@ -2307,6 +2407,8 @@ fn opclass_of(t: DataType) -> u32 {
         T::Bit(_) => 10002,
         T::VarBit(_) => 10043,
         T::Jsonb => 4033,
+        T::TsVector => 10071,
+        T::TsQuery => 10074,
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar
     }
@@ -4286,6 +4388,10 @@ fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
 /// object has the OID, `-` for 0 where PostgreSQL prints that).
 fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
     let found = match kind {
+        RegKind::Config => nestor_types::tsearch::config::config_name(o).map(str::to_string),
+        RegKind::Dictionary => {
+            nestor_types::tsearch::config::dictionary_name(o).map(str::to_string)
+        }
         RegKind::Class => spec::by_oid(o)
             .map(|r| r.name().to_string())
             .or_else(|| {

@@ -88,7 +88,22 @@ pub fn command_name(n: &NodeEnum) -> String {
         NodeEnum::CreateEnumStmt(_) | NodeEnum::CompositeTypeStmt(_) => "CREATE TYPE",
         NodeEnum::CreateRangeStmt(_) => "CREATE TYPE",
         NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
-        NodeEnum::DefineStmt(_) => "CREATE (object)",
+        NodeEnum::DefineStmt(d) => {
+            use crate::pb::ObjectType as O;
+            match O::try_from(d.kind) {
+                Ok(O::ObjectAggregate) => "CREATE AGGREGATE",
+                Ok(O::ObjectOperator) => "CREATE OPERATOR",
+                Ok(O::ObjectType) => "CREATE TYPE",
+                Ok(O::ObjectCollation) => "CREATE COLLATION",
+                Ok(O::ObjectTsconfiguration) => "CREATE TEXT SEARCH CONFIGURATION",
+                Ok(O::ObjectTsdictionary) => "CREATE TEXT SEARCH DICTIONARY",
+                Ok(O::ObjectTsparser) => "CREATE TEXT SEARCH PARSER",
+                Ok(O::ObjectTstemplate) => "CREATE TEXT SEARCH TEMPLATE",
+                _ => "CREATE (object)",
+            }
+        }
+        NodeEnum::AlterTsconfigurationStmt(_) => "ALTER TEXT SEARCH CONFIGURATION",
+        NodeEnum::AlterTsdictionaryStmt(_) => "ALTER TEXT SEARCH DICTIONARY",
         NodeEnum::RuleStmt(_) => "CREATE RULE",
         NodeEnum::CreatePolicyStmt(_) => "CREATE POLICY",
         NodeEnum::CreatePublicationStmt(_) => "CREATE PUBLICATION",

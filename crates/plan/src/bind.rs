@@ -455,7 +455,7 @@ fn base_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
         n => n,
     };
     match canonical {
-        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" | "regconfig" => Ok(DataType::Oid),
+        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" => Ok(DataType::Oid),
         _ => DataType::from_sql_name(canonical, &mods),
     }
 }
@@ -801,11 +801,22 @@ impl<'e> Binder<'e> {
             // (`interval '2' hour`).
             Some(l) => {
                 let input_ty = match to {
-                    DataType::Interval(_) => to,
+                    // A reg* type's input function is its own (regconfig
+                    // takes a name), not oid's.
+                    DataType::Interval(_) | DataType::Reg(_) => to,
                     t => t.base(),
                 };
                 let v = valops::cast(v, input_ty, explicit, &self.eval)
                     .map_err(|e| err_at(e, self.text, l))?;
+                if to == DataType::TsQuery && nestor_types::tsearch::has_notices() {
+                    // tsqueryin's notice (an empty query) points at the
+                    // literal, as the input error would.
+                    let placed = nestor_types::tsearch::take_notices()
+                        .into_iter()
+                        .map(|n| err_at(n, self.text, l))
+                        .collect();
+                    nestor_types::tsearch::requeue(placed);
+                }
                 valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err)
             }
             None => valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err),
@@ -832,7 +843,19 @@ impl<'e> Binder<'e> {
         }
         if let (DataType::Reg(k), DataType::Unknown) = (to, from) {
             if let Expr::Const(Value::Text(name)) = &e {
-                let oid = crate::pg_catalog::reg_lookup(self.catalog, k, name)?;
+                // A name that does not resolve is reported at the literal.
+                let key = Arc::as_ptr(name) as *const u8 as usize;
+                let at = self
+                    .literal_locs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, l)| *l);
+                let oid =
+                    crate::pg_catalog::reg_lookup(self.catalog, k, name).map_err(|e| match at {
+                        Some(l) => err_at(e, self.text, l),
+                        None => e,
+                    })?;
                 return Ok(Expr::Const(Value::Int8(i64::from(oid))));
             }
         }
@@ -1217,6 +1240,14 @@ impl<'e> Binder<'e> {
         if let Some((ci, negated)) = regex_operator(op) {
             return self.bind_like_any((ci, negated, true), lhs, rhs, all);
         }
+        if nestor_types::tsearch::catalog::OPERATORS
+            .iter()
+            .any(|o| o.0 == op)
+        {
+            if let Some(r) = self.library_any(op, lhs, rhs, all)? {
+                return Ok(r);
+            }
+        }
         let Some(cmp) = cmp_of(op) else {
             return Err(self.any_array_operator(op, rhs));
         };
@@ -1234,6 +1265,50 @@ impl<'e> Binder<'e> {
             t => t,
         };
         self.any_array(cmp, all, le, lt, re, rt)
+    }
+
+    /// `lhs op ANY/ALL (rhs)` for a text search operator (`tsv @@ ANY
+    /// (queries)`): the operator's function over each element; None when
+    /// no such operator takes these operand types (the caller's error).
+    fn library_any(
+        &mut self,
+        op: &str,
+        lhs: &Node,
+        rhs: &Node,
+        all: bool,
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let (le, lt) = self.bind(lhs)?;
+        let (re, rt) = self.bind(rhs)?;
+        let et = match rt {
+            DataType::Unknown => DataType::Unknown,
+            t => match t.element() {
+                Some(e) => e,
+                None => {
+                    return Err(DbError::new(
+                        SqlState::WrongObjectType,
+                        "op ANY/ALL (array) requires array on right side",
+                    ))
+                }
+            },
+        };
+        let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, Some(lt), et) else {
+            return Ok(None);
+        };
+        if f.ret != DataType::Bool {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "op ANY/ALL (array) requires operator to yield boolean",
+            ));
+        }
+        let arr = f.arg_types[1]
+            .array_of()
+            .ok_or_else(|| no_array_type(f.arg_types[1]))?;
+        let le = self.coerce(le, lt, f.arg_types[0])?;
+        let re = self.coerce(re, rt, arr)?;
+        Ok(Some((
+            Expr::Func(Func::LibraryAny { func: f.func, all }, vec![le, re]),
+            DataType::Bool,
+        )))
     }
 
     /// The error of `lhs op ANY/ALL (rhs)` for an operator other than a
@@ -2585,6 +2660,10 @@ impl<'e> Binder<'e> {
 
     fn bind_unary(&mut self, op: &str, r: &Node) -> Result<(Expr, DataType), DbError> {
         let (e, t) = self.bind(r)?;
+        if let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, None, t) {
+            let e = self.coerce(e, t, f.arg_types[0])?;
+            return Ok((Expr::Func(Func::Library(f.func), vec![e]), f.ret));
+        }
         if matches!(t, DataType::Geo(_))
             || (t == DataType::Unknown && matches!(op, "@@" | "@-@" | "?-" | "?|"))
         {
@@ -2750,6 +2829,13 @@ impl<'e> Binder<'e> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
         if let Some(f) = nestor_types::range::catalog::resolve_operator(op, lt, rt) {
+            let args = vec![
+                self.coerce(le, lt, f.arg_types[0])?,
+                self.coerce(re, rt, f.arg_types[1])?,
+            ];
+            return Ok((Expr::Func(Func::Library(f.func), args), f.ret));
+        }
+        if let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, Some(lt), rt) {
             let args = vec![
                 self.coerce(le, lt, f.arg_types[0])?,
                 self.coerce(re, rt, f.arg_types[1])?,
@@ -4687,6 +4773,9 @@ impl<'e> Binder<'e> {
             .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.");
             err_at(e, text, f.location)
         };
+        if kind == functions::SrfKind::Unnest && types == [DataType::TsVector] {
+            kind = functions::SrfKind::Set(nestor_types::set_fns::SetFn::TsUnnest);
+        }
         // The checks each populated record needs (its domains').
         let mut populate_checks = None;
         let ty = match kind {

@@ -229,6 +229,13 @@ pub enum Func {
         all: bool,
         regex: bool,
     },
+    /// `x op ANY/ALL (array)` for an operator that is a library function
+    /// returning boolean (text search's `@@`): the left operand, then the
+    /// array.
+    LibraryAny {
+        func: ScalarFn,
+        all: bool,
+    },
 }
 
 impl Func {
@@ -259,6 +266,7 @@ impl Func {
             | Func::FormatVariadic
             | Func::ArrayToJson
             | Func::Bitwise(..) => false,
+            Func::LibraryAny { func, .. } => func.volatility == Volatility::Volatile,
             Func::Srf(_) => true,
             _ => true,
         }

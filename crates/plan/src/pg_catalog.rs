@@ -475,6 +475,8 @@ pub fn reg_lookup(catalog: &Catalog, kind: RegKind, name: &str) -> Result<u32, D
     }
     match kind {
         RegKind::Class => regclass(catalog, n),
+        RegKind::Config => nestor_types::tsearch::config::config_oid(n),
+        RegKind::Dictionary => nestor_types::tsearch::config::dictionary_oid(n),
         RegKind::Role => {
             let bare = n.trim_matches('"');
             match catalog.role(bare) {

@@ -251,6 +251,8 @@ regress!(
     sql_function_inline,
     partition_returning_row,
     with_forward_reference,
+    text_search,
+    text_search_headline,
     constraint_using_index,
     column_storage,
     format_variadic,

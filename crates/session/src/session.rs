@@ -1169,6 +1169,7 @@ impl Session {
             .with_extra_float_digits(view.extra_float_digits)
             .with_styles(view.date_style, view.interval_style)
             .with_bytea_escape(view.bytea_escape)
+            .with_ts_config(view.ts_config)
     }
 
     /// Run `f` as one statement: open the transaction if needed, take the
@@ -1181,6 +1182,9 @@ impl Session {
         let mut notices = Vec::new();
         let mut changes = Vec::new();
         let r = self.statement_inner(&mut notices, &mut changes, f);
+        // Text search notices raised while the statement was planned (a
+        // literal's input function) or outside the executor's calls.
+        notices.extend(nestor_types::tsearch::take_notices());
         // RAISE LOG / DEBUG go to the server log only (client_min_messages
         // is NOTICE).
         notices.retain(|n| !matches!(n.severity, Severity::Log | Severity::Debug));
@@ -1266,7 +1270,8 @@ impl Session {
                     self.settings.view().date_style,
                     self.settings.view().interval_style,
                 )
-                .with_bytea_escape(self.settings.view().bytea_escape),
+                .with_bytea_escape(self.settings.view().bytea_escape)
+                .with_ts_config(self.settings.view().ts_config),
             settings: self.settings.view(),
             wait,
             notices,

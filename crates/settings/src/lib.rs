@@ -57,6 +57,8 @@ pub struct Settings {
     pub interval_style: IntervalStyle,
     /// bytea_output = escape.
     pub bytea_escape: bool,
+    /// default_text_search_config, as the configuration's OID.
+    pub ts_config: u32,
     /// standard_conforming_strings: off makes `'…'` take backslash
     /// escapes (nestor_parser::nonstandard).
     pub standard_conforming_strings: bool,
@@ -168,6 +170,10 @@ impl Settings {
             interval_style: IntervalStyle::from_setting(text("intervalstyle"))
                 .expect("canonical IntervalStyle"),
             bytea_escape: text("bytea_output") == "escape",
+            ts_config: nestor_types::tsearch::config::config_oid(text(
+                "default_text_search_config",
+            ))
+            .expect("canonical default_text_search_config"),
             standard_conforming_strings: text("standard_conforming_strings") == "on",
             escape_string_warning: text("escape_string_warning") == "on",
             plpgsql_extra_warnings: plpgsql_extra_checks(text("plpgsql.extra_warnings"))
@@ -691,6 +697,14 @@ static DEFS: &[Def] = &[
         Kind::Enum(&["pglz", "lz4"]),
         "Sets the default compression method for compressible values.",
     ),
+    // The configuration the one-argument to_tsvector and to_tsquery
+    // forms use (Nestor has simple and english).
+    def(
+        "default_text_search_config",
+        "pg_catalog.english",
+        Kind::Str,
+        "Sets default text search configuration.",
+    ),
     def(
         "bytea_output",
         "hex",
@@ -1061,6 +1075,10 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         }
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Locale => parse_locale(d.name, value),
+        Kind::Str if d.name == "default_text_search_config" => {
+            nestor_types::tsearch::config::setting_value(value)
+                .ok_or_else(|| invalid(d.name, value))
+        }
         Kind::Str if d.name.starts_with("plpgsql.extra_") => plpgsql_extra_checks(value)
             .map(|_| value.to_string())
             .map_err(|detail| invalid(d.name, value).with_detail(detail)),

@@ -44,6 +44,8 @@
 //!  26  money: zigzag varint (cents)
 //!  27  bit / varbit: len:varint, then its binary (send) form: the length
 //!      in bits (i32 BE) and the bytes
+//!  28  tsvector: len:varint, then its binary (tsvectorsend) form
+//!  29  tsquery: len:varint, then its binary (tsquerysend) form
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -97,6 +99,18 @@
 //!                      infinite): range_cmp's order
 //!  bit strings 15      the bytes (as text), then the length in bits as
 //!                      an ordered varint (bit_cmp's order)
+//!  tsvector 16         tsvector_cmp's fields in its order: PostgreSQL's
+//!                      size and the lexeme count (u64 BE), then per
+//!                      lexeme 00 if it has positions (01 if not), the
+//!                      lexeme (as text), the complemented position count
+//!                      and each position and weight complemented (u16 BE)
+//!  tsquery 17          tsquery_cmp's: item count, operand bytes (u64 BE),
+//!                      then the nodes in its comparison order: an
+//!                      operator 00, its complemented code, its operands
+//!                      (right first), a phrase's complemented distance;
+//!                      an operand 01, its complemented signed CRC (sign
+//!                      flipped, u32 BE), its
+//!                      word (as text)
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -154,6 +168,8 @@ const T_TIMETZ: u8 = 25;
 const T_MONEY: u8 = 26;
 const T_RANGE: u8 = 30;
 const T_BITS: u8 = 27;
+const T_TSVECTOR: u8 = 28;
+const T_TSQUERY: u8 = 29;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -229,6 +245,8 @@ fn stored_len(v: &Value) -> usize {
         Value::Geo(g) => bytes(geo_form(g).len()),
         Value::Range(r) => bytes(range_form(r).len()),
         Value::Bits(b) => bytes(4 + b.bytes().len()),
+        Value::TsVector(v) => bytes(v.to_binary().len()),
+        Value::TsQuery(q) => bytes(q.to_binary().len()),
     }
 }
 
@@ -270,6 +288,8 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         Value::Text(s) => with_len(T_TEXT, s.as_bytes(), out),
         Value::Bytea(b) => with_len(T_BYTEA, b, out),
         Value::Bits(b) => with_len(T_BITS, &nestor_types::bits::to_binary(b), out),
+        Value::TsVector(v) => with_len(T_TSVECTOR, &v.to_binary(), out),
+        Value::TsQuery(q) => with_len(T_TSQUERY, &q.to_binary(), out),
         Value::Date(d) => {
             out.push(T_DATE);
             put_varint(zigzag(*d as i64), out);
@@ -526,7 +546,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ | T_PG_LSN => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
         T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO
-        | T_RECORD_ARRAY | T_RANGE | T_BITS => {
+        | T_RECORD_ARRAY | T_RANGE | T_BITS | T_TSVECTOR | T_TSQUERY => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -608,6 +628,7 @@ impl Field<'_> {
             T_GEO => geo_of(p).expect("stored row: geometric payload"),
             T_RANGE => range_of(p).expect("stored row: range payload"),
             T_BITS => bits_of(p).expect("stored row: bit string payload"),
+            T_TSVECTOR | T_TSQUERY => ts_of(self.tag, p).expect("stored row: text search payload"),
             t => panic!("stored row: unknown tag {t}"),
         }
     }
@@ -657,6 +678,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_GEO => geo_of(p).is_ok(),
             T_RANGE => range_of(p).is_ok(),
             T_BITS => bits_of(p).is_ok(),
+            T_TSVECTOR | T_TSQUERY => ts_of(f.tag, p).is_ok(),
             _ => true,
         };
         if !ok {
@@ -665,6 +687,17 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
         n += 1;
     }
     Ok(n)
+}
+
+/// A tsvector or tsquery from its stored (binary) form.
+fn ts_of(tag: u8, p: &[u8]) -> Result<Value, String> {
+    use nestor_types::tsearch::{TsQuery, TsVector};
+    if tag == T_TSVECTOR {
+        TsVector::from_binary(p).map(|v| Value::TsVector(Arc::new(v)))
+    } else {
+        TsQuery::from_binary(p).map(|q| Value::TsQuery(Arc::new(q)))
+    }
+    .map_err(|e| e.message)
 }
 
 /// A bit string from its stored (binary) form.
@@ -877,6 +910,8 @@ const K_TIMETZ: u8 = 19;
 const K_MONEY: u8 = 20;
 const K_RANGE: u8 = 30;
 const K_BITS: u8 = 21;
+const K_TSVECTOR: u8 = 22;
+const K_TSQUERY: u8 = 23;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -904,6 +939,55 @@ fn put_key_bytes(class: u8, b: &[u8], out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(&[0, 1]);
+}
+
+/// tsvector_cmp's order as bytes (see the module header).
+fn put_key_tsvector(v: &nestor_types::tsearch::TsVector, out: &mut Vec<u8>) {
+    use nestor_types::tsearch::vector::{pos_of, weight_of};
+    out.push(K_TSVECTOR);
+    out.extend_from_slice(&(v.pg_size() as u64).to_be_bytes());
+    out.extend_from_slice(&(v.entries.len() as u64).to_be_bytes());
+    for e in &v.entries {
+        out.push(u8::from(e.pos.is_empty()));
+        put_key_bytes(0, e.word.as_bytes(), out);
+        out.extend_from_slice(&(!(e.pos.len() as u16)).to_be_bytes());
+        for p in &e.pos {
+            out.extend_from_slice(&(!pos_of(*p)).to_be_bytes());
+            out.push(!weight_of(*p));
+        }
+    }
+}
+
+/// QTNodeCompare's order as bytes (see the module header).
+fn put_key_tsquery_node(n: &nestor_types::tsearch::query::Node, out: &mut Vec<u8>) {
+    use nestor_types::tsearch::query::Node;
+    match n {
+        Node::Val(o) => {
+            out.push(1);
+            // Larger signed valcrc first: the sign bit flipped, then
+            // complemented.
+            out.extend_from_slice(&(!(o.crc ^ 0x8000_0000)).to_be_bytes());
+            put_key_bytes(0, o.word.as_bytes(), out);
+        }
+        Node::Stop => out.push(2),
+        Node::Not(a) => {
+            out.extend_from_slice(&[0, !1u8]);
+            put_key_tsquery_node(a, out);
+        }
+        Node::And(a, b) | Node::Or(a, b) | Node::Phrase(a, b, _) => {
+            let code: u8 = match n {
+                Node::And(..) => 2,
+                Node::Or(..) => 3,
+                _ => 4,
+            };
+            out.extend_from_slice(&[0, !code]);
+            put_key_tsquery_node(b, out);
+            put_key_tsquery_node(a, out);
+            if let Node::Phrase(_, _, d) = n {
+                out.extend_from_slice(&(!*d).to_be_bytes());
+            }
+        }
+    }
 }
 
 fn put_key_f64(v: f64, out: &mut Vec<u8>) {
@@ -965,6 +1049,16 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
             put_ordered_i64(b.len() as i64, out);
         }
         Value::Enum(l) => put_key_bytes(K_ENUM, &nestor_types::enums::rank(*l), out),
+        Value::TsVector(v) => put_key_tsvector(v, out),
+        Value::TsQuery(q) => {
+            out.push(K_TSQUERY);
+            let sumlen: usize = q.operands().iter().map(|o| o.word.len() + 1).sum();
+            out.extend_from_slice(&(q.size() as u64).to_be_bytes());
+            out.extend_from_slice(&(sumlen as u64).to_be_bytes());
+            if let Some(r) = &q.root {
+                put_key_tsquery_node(r, out);
+            }
+        }
         Value::Timestamp(t) => {
             out.push(K_TIMESTAMP);
             put_ordered_i64(*t, out);

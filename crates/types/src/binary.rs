@@ -48,6 +48,8 @@ impl Value {
             Value::Uuid(u) => u.to_vec(),
             Value::PgLsn(l) => l.to_be_bytes().to_vec(),
             Value::Bits(b) => crate::bits::to_binary(b),
+            Value::TsVector(v) => v.to_binary(),
+            Value::TsQuery(q) => q.to_binary(),
             Value::Geo(g) => g.to_binary(),
             Value::Range(r) => r.to_binary(),
             Value::Jsonb(s) => {
@@ -257,6 +259,10 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Uuid => Value::Uuid(fixed(buf)?),
         DataType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(buf)?)),
         DataType::Bit(_) | DataType::VarBit(_) => crate::bits::parse_binary(ty, buf)?,
+        DataType::TsVector => {
+            Value::TsVector(Arc::new(crate::tsearch::TsVector::from_binary(buf)?))
+        }
+        DataType::TsQuery => Value::TsQuery(Arc::new(crate::tsearch::TsQuery::from_binary(buf)?)),
         DataType::Geo(k) => crate::geometry::parse_binary(k, buf)?.value(),
         DataType::Range(k) => crate::range::parse_binary(k, buf)?.value(),
         DataType::Json => {

@@ -103,6 +103,17 @@ pub(crate) fn cast_from(
         // INSERT cast every value to its column's type).
         return Ok(v.clone());
     }
+    // Text search configurations and dictionaries are named without the
+    // catalog (regconfig and regdictionary input).
+    if let (
+        Value::Text(s),
+        DataType::Reg(crate::datatype::RegKind::Config | crate::datatype::RegKind::Dictionary),
+    ) = (v, to)
+    {
+        if from.is_string() || from == DataType::Unknown {
+            return crate::text::parse_text(to, s, ctx);
+        }
+    }
     // A reg* type is an oid to the value layer (names are the executor's).
     let (from, to) = match (from, to) {
         (DataType::Reg(_), t) => (DataType::Oid, t),

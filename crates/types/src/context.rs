@@ -26,6 +26,9 @@ pub struct EvalCtx {
     pub interval_style: IntervalStyle,
     /// bytea_output = escape (false: hex, the default).
     pub bytea_escape: bool,
+    /// default_text_search_config, as its configuration's OID (the
+    /// one-argument to_tsvector and to_tsquery forms use it).
+    pub ts_config: u32,
 }
 
 impl EvalCtx {
@@ -37,6 +40,7 @@ impl EvalCtx {
             date_style: DateStyle::ISO_MDY,
             interval_style: IntervalStyle::Postgres,
             bytea_escape: false,
+            ts_config: crate::tsearch::config::ENGLISH_OID,
         }
     }
 
@@ -45,6 +49,10 @@ impl EvalCtx {
             bytea_escape,
             ..self
         }
+    }
+
+    pub fn with_ts_config(self, ts_config: u32) -> EvalCtx {
+        EvalCtx { ts_config, ..self }
     }
 
     pub fn with_extra_float_digits(self, extra_float_digits: i8) -> EvalCtx {

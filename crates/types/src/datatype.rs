@@ -87,6 +87,10 @@ pub enum DataType {
     /// `jsonpath`: values are `Value::Text` holding the path's normalised
     /// text ([`crate::jsonpath`]).
     JsonPath,
+    /// `tsvector` and `tsquery` (values are `Value::TsVector` /
+    /// `Value::TsQuery`, see [`crate::tsearch`]).
+    TsVector,
+    TsQuery,
     /// Catalog object identifier (values are `Value::Int8`).
     Oid,
     /// Catalog name, 63 bytes max (values are `Value::Text`).
@@ -273,6 +277,10 @@ pub enum RegKind {
     Namespace,
     Proc,
     Role,
+    /// regconfig: a text search configuration ([`crate::tsearch::config`]).
+    Config,
+    /// regdictionary: a text search dictionary.
+    Dictionary,
 }
 
 impl RegKind {
@@ -283,6 +291,8 @@ impl RegKind {
             RegKind::Namespace => "regnamespace",
             RegKind::Proc => "regproc",
             RegKind::Role => "regrole",
+            RegKind::Config => "regconfig",
+            RegKind::Dictionary => "regdictionary",
         }
     }
 
@@ -293,21 +303,25 @@ impl RegKind {
             RegKind::Namespace => 4089,
             RegKind::Proc => 24,
             RegKind::Role => 4096,
+            RegKind::Config => 3734,
+            RegKind::Dictionary => 3769,
         }
     }
 
-    const ALL: [RegKind; 5] = [
+    const ALL: [RegKind; 7] = [
         RegKind::Class,
         RegKind::Type,
         RegKind::Namespace,
         RegKind::Proc,
         RegKind::Role,
+        RegKind::Config,
+        RegKind::Dictionary,
     ];
 }
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 38] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 42] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -347,6 +361,10 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 38] = [
     (DataType::Reg(RegKind::Class), 2210, "regclass[]"),
     (DataType::Reg(RegKind::Type), 2211, "regtype[]"),
     (DataType::Reg(RegKind::Namespace), 4090, "regnamespace[]"),
+    (DataType::Reg(RegKind::Config), 3735, "regconfig[]"),
+    (DataType::Reg(RegKind::Dictionary), 3770, "regdictionary[]"),
+    (DataType::TsVector, 3643, "tsvector[]"),
+    (DataType::TsQuery, 3645, "tsquery[]"),
     (DataType::Geo(GeoKind::Point), 1017, "point[]"),
     (DataType::Geo(GeoKind::Lseg), 1018, "lseg[]"),
     (DataType::Geo(GeoKind::Path), 1019, "path[]"),
@@ -509,6 +527,8 @@ impl DataType {
             Jsonb => 3802,
             Json => 114,
             JsonPath => 4072,
+            TsVector => 3614,
+            TsQuery => 3615,
             Void => 2278,
             Poly(p) => p.oid(),
             Geo(k) => k.oid(),
@@ -560,6 +580,10 @@ impl DataType {
             3802 => Jsonb,
             114 => Json,
             4072 => JsonPath,
+            3614 => TsVector,
+            3615 => TsQuery,
+            3734 => Reg(RegKind::Config),
+            3769 => Reg(RegKind::Dictionary),
             _ if GeoKind::from_oid(oid).is_some() => Geo(GeoKind::from_oid(oid)?),
             _ if RangeKind::from_oid(oid).is_some() => Range(RangeKind::from_oid(oid)?),
             _ => {
@@ -598,7 +622,7 @@ impl DataType {
             Geo(k) => k.typlen(),
             Range(_) => -1,
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath | Bit(_)
-            | VarBit(_) | Array(_) | Int2Vector | OidVector | Record(_) => -1,
+            | VarBit(_) | Array(_) | Int2Vector | OidVector | Record(_) | TsVector | TsQuery => -1,
         }
     }
 
@@ -716,6 +740,8 @@ impl DataType {
             Jsonb => "jsonb",
             Json => "json",
             JsonPath => "jsonpath",
+            TsVector => "tsvector",
+            TsQuery => "tsquery",
             Oid => "oid",
             Name => "name",
             Unknown => "unknown",
@@ -795,12 +821,13 @@ impl DataType {
             "name" => no_mods(Name),
             "unknown" => no_mods(Unknown),
             "int2vector" => no_mods(Int2Vector),
-            "regclass" | "regtype" | "regnamespace" | "regproc" | "regrole" => {
-                no_mods(Reg(RegKind::ALL
-                    .into_iter()
-                    .find(|k| k.name() == key)
-                    .expect("listed")))
-            }
+            "tsvector" => no_mods(TsVector),
+            "tsquery" => no_mods(TsQuery),
+            "regclass" | "regtype" | "regnamespace" | "regproc" | "regrole" | "regconfig"
+            | "regdictionary" => no_mods(Reg(RegKind::ALL
+                .into_iter()
+                .find(|k| k.name() == key)
+                .expect("listed"))),
             "oidvector" => no_mods(OidVector),
             _ if key.starts_with('_') && key.len() > 1 => {
                 let elem = DataType::from_sql_name(&key[1..], &[])?;

@@ -136,6 +136,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::extensions::provider(&lower).is_some()
         || crate::geometry::catalog::is_function(&lower)
         || crate::range::catalog::is_function(&lower)
+        || crate::tsearch::catalog::is_function(&lower)
 }
 
 /// 42883 `function f(types) does not exist`, with PostgreSQL's hint.
@@ -430,6 +431,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         }
     }
     if let Some(r) = crate::range::catalog::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::tsearch::catalog::resolve(&lower, args) {
         return r;
     }
     if let Some(r) = crate::array_fns::resolve(&lower, args) {

@@ -16,6 +16,7 @@
 //!   `Numeric(Numeric)`, `Text`, `Bytea`, `Date`, `Timestamp`,
 //!   `TimestampTz`, `Time` ([`time`]: microseconds since midnight), `Uuid`,
 //!   `PgLsn` ([`pg_lsn`]), `Bits` (bit and bit varying, [`bits`]),
+//!   `TsVector` / `TsQuery` (full text search, [`tsearch`]),
 //!   `Jsonb`, `Interval(Interval)`, `Geo` — the geometric types of
 //!   [`geometry`]); `Ord`/`Eq`/
 //!   `Hash` are the index order (NULL last, ints by value). [`Row`] =
@@ -130,6 +131,7 @@ pub mod string_fns;
 pub mod text;
 pub mod time;
 pub mod timetz;
+pub mod tsearch;
 pub mod tz_abbrevs;
 pub mod value;
 

@@ -59,6 +59,15 @@ pub enum SetFn {
     /// string_to_table(string, delimiter [, null_string]): the elements
     /// string_to_array would make, one per row.
     StringToTable,
+    /// unnest(tsvector): lexeme, positions, weights.
+    TsUnnest,
+    /// ts_token_type(parser): the default parser's token types.
+    TsTokenType,
+    /// ts_parse(parser, text): the tokens (type id, text).
+    TsParse,
+    /// ts_debug([config,] text): each token, its type, the dictionary
+    /// that took it and the lexemes.
+    TsDebug,
     /// json[b]_populate_record[set] (`base`: a base record comes first)
     /// and json[b]_to_record[set] of record type `rt`.
     Populate {
@@ -132,6 +141,9 @@ const NAMES: &[(&str, SetFn)] = {
                 json: true,
             },
         ),
+        ("ts_token_type", TsTokenType),
+        ("ts_parse", TsParse),
+        ("ts_debug", TsDebug),
         ("jsonb_object_keys", ObjectKeys { json: false }),
         ("json_object_keys", ObjectKeys { json: true }),
     ]
@@ -148,6 +160,11 @@ impl SetFn {
         } = self
         {
             return populate_name(json, base, set);
+        }
+        // unnest is the arrays' unless its argument is a tsvector (the
+        // binder switches), so by_name does not answer for it.
+        if self == SetFn::TsUnnest {
+            return "unnest";
         }
         NAMES
             .iter()
@@ -179,6 +196,30 @@ impl SetFn {
             | SetFn::ObjectKeys { json } => {
                 args.len() == 1 && (args[0] == DataType::Unknown || args[0] == Self::doc_type(json))
             }
+            SetFn::TsUnnest => args == [DataType::TsVector],
+            SetFn::TsTokenType => {
+                args.len() == 1
+                    && (textish(&args[0])
+                        || args[0].is_integer()
+                        || args[0].base() == DataType::Oid)
+            }
+            SetFn::TsParse => {
+                args.len() == 2
+                    && (textish(&args[0])
+                        || args[0].is_integer()
+                        || args[0].base() == DataType::Oid)
+                    && textish(&args[1])
+            }
+            SetFn::TsDebug => match args {
+                [t] => textish(t),
+                [c, t] => {
+                    (*c == DataType::Unknown
+                        || *c == crate::tsearch::catalog::REGCONFIG
+                        || c.is_integer())
+                        && textish(t)
+                }
+                _ => false,
+            },
             SetFn::Populate { json, base, .. } => {
                 let doc = args.last().copied();
                 args.len() == 1 + usize::from(base)
@@ -214,6 +255,43 @@ impl SetFn {
                 ],
             ),
             SetFn::ObjectKeys { json } => (vec![Self::doc_type(json)], vec![(self.name(), text)]),
+            SetFn::TsUnnest => (
+                vec![DataType::TsVector],
+                vec![
+                    ("lexeme", text),
+                    ("positions", DataType::Int2.array_of().expect("int2[]")),
+                    ("weights", text.array_of().expect("text[]")),
+                ],
+            ),
+            SetFn::TsTokenType => (
+                vec![parser_arg(args[0])],
+                vec![
+                    ("tokid", DataType::Int4),
+                    ("alias", text),
+                    ("description", text),
+                ],
+            ),
+            SetFn::TsParse => (
+                vec![parser_arg(args[0]), text],
+                vec![("tokid", DataType::Int4), ("token", text)],
+            ),
+            SetFn::TsDebug => {
+                let mut params = vec![text];
+                if args.len() == 2 {
+                    params.insert(0, crate::tsearch::catalog::REGCONFIG);
+                }
+                (
+                    params,
+                    vec![
+                        ("alias", text),
+                        ("description", text),
+                        ("token", text),
+                        ("dictionaries", text.array_of().expect("text[]")),
+                        ("dictionary", text),
+                        ("lexemes", text.array_of().expect("text[]")),
+                    ],
+                )
+            }
             SetFn::Populate { rt, json, base, .. } => {
                 let mut params = Vec::with_capacity(2);
                 if base {
@@ -307,6 +385,26 @@ impl SetFn {
                 Json::Arr(_) => return Err(not_an(&format!("call {} on an array", self.name()))),
                 _ => return Err(not_an(&format!("call {} on a scalar", self.name()))),
             },
+            SetFn::TsUnnest => match &args[0] {
+                Value::TsVector(v) => crate::tsearch::catalog::unnest_rows(v),
+                _ => return Err(DbError::internal("unnest of a non-tsvector")),
+            },
+            SetFn::TsTokenType => {
+                crate::tsearch::catalog::check_parser(&args[0])?;
+                crate::tsearch::catalog::token_type_rows()
+            }
+            SetFn::TsParse => {
+                crate::tsearch::catalog::check_parser(&args[0])?;
+                crate::tsearch::catalog::parse_rows(args[1].as_str().unwrap_or_default())
+            }
+            SetFn::TsDebug => {
+                let (cfg, t) = match args {
+                    [c, t] => (c.as_i64().unwrap_or(0) as u32, t),
+                    [t] => (ctx.ts_config, t),
+                    _ => return Err(DbError::internal("ts_debug arguments")),
+                };
+                crate::tsearch::catalog::debug_rows(cfg, t.as_str().unwrap_or_default())?
+            }
             SetFn::Populate { .. } => return Err(DbError::internal("populate rows above")),
         };
         if rows.len() > SET_ROWS_MAX {
@@ -316,6 +414,15 @@ impl SetFn {
             ));
         }
         Ok(rows)
+    }
+}
+
+/// A text search parser argument: its name (text) or OID.
+fn parser_arg(t: DataType) -> DataType {
+    if t.is_integer() || t.base() == DataType::Oid {
+        DataType::Oid
+    } else {
+        DataType::Text
     }
 }
 

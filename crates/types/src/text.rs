@@ -49,6 +49,8 @@ impl Value {
             Value::Uuid(u) => format_uuid(u),
             Value::PgLsn(l) => crate::pg_lsn::format(*l),
             Value::Bits(b) => b.to_text(),
+            Value::TsVector(v) => v.to_text(),
+            Value::TsQuery(q) => q.to_text(),
             Value::Interval(i) => match ctx.interval_style {
                 IntervalStyle::Postgres => datetime::format_interval(i),
                 style => crate::datestyle::format_interval_styled(i, style),
@@ -153,7 +155,15 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Oid => Value::Int8(parse_oid(input)?),
         // A name needs the catalog (the binder and executor look names
         // up); here only the numeric form is accepted.
+        DataType::Reg(crate::datatype::RegKind::Config) => {
+            Value::Int8(crate::tsearch::config::config_oid(input)? as i64)
+        }
+        DataType::Reg(crate::datatype::RegKind::Dictionary) => {
+            Value::Int8(crate::tsearch::config::dictionary_oid(input)? as i64)
+        }
         DataType::Reg(_) => Value::Int8(parse_oid(input)?),
+        DataType::TsVector => Value::TsVector(Arc::new(crate::tsearch::vector::parse(input)?)),
+        DataType::TsQuery => Value::TsQuery(Arc::new(crate::tsearch::parse_query(input)?)),
         DataType::Float4 => Value::Float4(float::parse_f32(input)?),
         DataType::Float8 => Value::Float8(float::parse_f64(input)?),
         DataType::Numeric(_) => apply_typmod(Value::Numeric(Numeric::parse(input)?), ty, false)?,

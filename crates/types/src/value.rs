@@ -73,6 +73,10 @@ pub enum Value {
     Range(Arc<Range>),
     /// bit(n) and bit varying(n) (see [`crate::bits`]).
     Bits(Arc<BitString>),
+    /// tsvector (see [`crate::tsearch::vector`]).
+    TsVector(Arc<crate::tsearch::TsVector>),
+    /// tsquery (see [`crate::tsearch::query`]).
+    TsQuery(Arc<crate::tsearch::TsQuery>),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -101,6 +105,8 @@ impl Value {
                 Value::Text(s) | Value::Jsonb(s) => ARC + s.len(),
                 Value::Bytea(b) => ARC + b.len(),
                 Value::Bits(b) => ARC + std::mem::size_of::<BitString>() + b.bytes().len(),
+                Value::TsVector(v) => ARC + v.pg_size() + 16 * v.entries.len(),
+                Value::TsQuery(q) => ARC + q.to_binary().len() + 32 * q.size(),
                 Value::Numeric(n) => n.heap_bytes(),
                 Value::Geo(g) => ARC + std::mem::size_of::<Geometry>() + 8 * g.floats().len(),
                 Value::Range(r) => {
@@ -152,6 +158,8 @@ impl Value {
             Value::Geo(g) => DataType::Geo(g.kind()),
             Value::Range(r) => DataType::Range(r.kind),
             Value::Bits(_) => DataType::Bit(None),
+            Value::TsVector(_) => DataType::TsVector,
+            Value::TsQuery(_) => DataType::TsQuery,
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
                     .enumerate()
@@ -185,6 +193,8 @@ impl Value {
             Value::TimeTz(..) => 18,
             Value::Money(_) => 19,
             Value::Bits(_) => 20,
+            Value::TsVector(_) => 21,
+            Value::TsQuery(_) => 22,
             Value::Null => 255,
         }
     }
@@ -254,6 +264,8 @@ impl Ord for Value {
             (TimeTz(ta, za), TimeTz(tb, zb)) => crate::timetz::cmp(*ta, *za, *tb, *zb),
             (Money(a), Money(b)) => a.cmp(b),
             (Bits(a), Bits(b)) => a.cmp(b),
+            (TsVector(a), TsVector(b)) => crate::tsearch::vector::compare(a, b),
+            (TsQuery(a), TsQuery(b)) => crate::tsearch::query::compare(a, b),
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
             (Geo(a), Geo(b)) => cmp_geo(a, b),
@@ -298,6 +310,15 @@ impl Hash for Value {
             Value::Jsonb(s) => crate::jsonb_order::sort_key(s).hash(state),
             Value::Bytea(b) => b.hash(state),
             Value::Bits(b) => b.hash(state),
+            Value::TsVector(v) => v.hash(state),
+            // Equal queries (CompareTSQ) may differ in weights and prefix
+            // flags: hash what the comparison looks at.
+            Value::TsQuery(q) => {
+                q.size().hash(state);
+                for o in q.operands() {
+                    o.word.hash(state);
+                }
+            }
             Value::Date(d) => d.hash(state),
             Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) | Value::Money(t) => {
                 t.hash(state)

@@ -64,6 +64,8 @@ const T_TIMETZ: u8 = 23;
 const T_MONEY: u8 = 24;
 const T_RANGE: u8 = 30;
 const T_BITS: u8 = 25;
+const T_TSVECTOR: u8 = 26;
+const T_TSQUERY: u8 = 27;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
 /// element types its rows use.
@@ -219,6 +221,8 @@ impl RowCodec {
             }
             Value::Money(c) => int(T_MONEY, *c, out),
             Value::Bits(b) => with_len(T_BITS, &nestor_types::bits::to_binary(b), out),
+            Value::TsVector(v) => with_len(T_TSVECTOR, &v.to_binary(), out),
+            Value::TsQuery(q) => with_len(T_TSQUERY, &q.to_binary(), out),
             Value::Enum(l) => int(T_ENUM, i64::from(*l), out),
             Value::Timestamp(t) => int(T_TIMESTAMP, *t, out),
             Value::TimestampTz(t) => int(T_TIMESTAMPTZ, *t, out),
@@ -305,6 +309,12 @@ impl RowCodec {
             T_TIMETZ => Value::TimeTz(input.int()?, narrow(input.int()?)?),
             T_MONEY => Value::Money(input.int()?),
             T_BITS => nestor_types::bits::parse_binary(DataType::VarBit(None), input.bytes()?)?,
+            T_TSVECTOR => Value::TsVector(Arc::new(nestor_types::tsearch::TsVector::from_binary(
+                input.bytes()?,
+            )?)),
+            T_TSQUERY => Value::TsQuery(Arc::new(nestor_types::tsearch::TsQuery::from_binary(
+                input.bytes()?,
+            )?)),
             T_ENUM => Value::Enum(narrow(input.int()?)?),
             T_TIMESTAMP => Value::Timestamp(input.int()?),
             T_TIMESTAMPTZ => Value::TimestampTz(input.int()?),

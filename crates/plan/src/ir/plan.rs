@@ -1143,6 +1143,12 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
                 let text = g.to_text(1);
                 format!("'{text}'::{}", g.kind().name())
             }
+            nestor_types::Value::TsVector(t) => {
+                format!("'{}'::tsvector", t.to_text().replace('\'', "''"))
+            }
+            nestor_types::Value::TsQuery(q) => {
+                format!("'{}'::tsquery", q.to_text().replace('\'', "''"))
+            }
             nestor_types::Value::Array(a) => {
                 let ctx = nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0);
                 let text = a.to_text(&ctx).replace('\'', "''");
@@ -1232,6 +1238,15 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
                 r(&args[1])
             )
         }
+        Expr::Func(crate::functions::Func::LibraryAny { func, all }, args) if args.len() == 2 => {
+            format!(
+                "({} {} {} ({}))",
+                r(&args[0]),
+                nestor_types::tsearch::catalog::operator_of(func.name, 2).unwrap_or(func.name),
+                if *all { "ALL" } else { "ANY" },
+                r(&args[1])
+            )
+        }
         Expr::Func(crate::functions::Func::Library(f), args)
             if args.len() == 2 && containment_operator(f.name).is_some() =>
         {
@@ -1256,6 +1271,16 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
         {
             let op = nestor_types::range::catalog::operator_of(f.name, args.len()).unwrap_or("");
             match args.as_slice() {
+                [a, b] => format!("({} {op} {})", r(a), r(b)),
+                _ => "(...)".into(),
+            }
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
+            if nestor_types::tsearch::catalog::operator_of(f.name, args.len()).is_some() =>
+        {
+            let op = nestor_types::tsearch::catalog::operator_of(f.name, args.len()).unwrap_or("");
+            match args.as_slice() {
+                [a] => format!("({op} {})", r(a)),
                 [a, b] => format!("({} {op} {})", r(a), r(b)),
                 _ => "(...)".into(),
             }

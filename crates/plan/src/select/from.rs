@@ -1662,7 +1662,8 @@ pub(super) fn plan_range_function(
         return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
     }
     let populate = nestor_types::set_fns::populate_kind(&fname);
-    let named_set_fn = nestor_types::set_fns::SetFn::by_name(&fname);
+    let named_set_fn =
+        nestor_types::set_fns::SetFn::by_name(&fname).or_else(|| tsvector_unnest(b, &fname, fc));
     if populate.is_some() || named_set_fn.is_some() {
         // regexp_matches, jsonb_each and the other built-in set-returning
         // functions over values (nestor_types::set_fns).
@@ -1961,6 +1962,24 @@ fn function_leaf(
 
 /// unnest(array): its elements in storage order, one row each (every
 /// dimension flattened, as PostgreSQL does).
+/// unnest(tsvector) is text search's (lexeme, positions, weights), not an
+/// array's: the argument's type decides (a parameter is taken as an
+/// array, as its type is not known before binding).
+fn tsvector_unnest(
+    b: &mut Binder,
+    fname: &str,
+    fc: &pb::FuncCall,
+) -> Option<nestor_types::set_fns::SetFn> {
+    if fname != "unnest" || fc.args.len() != 1 {
+        return None;
+    }
+    if !super::peekable(&fc.args[0]) {
+        return None;
+    }
+    let (_, t) = b.bind(&fc.args[0]).ok()?;
+    (t == DataType::TsVector).then_some(nestor_types::set_fns::SetFn::TsUnnest)
+}
+
 fn unnest(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType), DbError> {
     if fc.args.len() != 1 {
         return Err(DbError::internal(

@@ -798,7 +798,9 @@ pub(crate) fn bind_where(b: &mut Binder, w: Option<&Node>) -> Result<Option<Expr
 
 fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
     if let Some(rewritten) = srf_target_as_from(sel) {
-        return plan_simple(b, &rewritten);
+        if !unnests_tsvector(b, sel) {
+            return plan_simple(b, &rewritten);
+        }
     }
     // (An aggregate of this level found in a LATERAL subquery.)
     b.agg = AggCtx::NotAllowed("FROM clause of their own query level");
@@ -1733,6 +1735,43 @@ fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
         })),
     }];
     Some(out)
+}
+
+/// Whether the select list's set-returning item is unnest of a tsvector:
+/// that one returns a record per lexeme, which the select list's
+/// ProjectSet builds (the rewrite into FROM would give its columns).
+fn unnests_tsvector(b: &mut Binder, sel: &pb::SelectStmt) -> bool {
+    sel.target_list.iter().any(|n| {
+        let Some(NodeEnum::ResTarget(rt)) = n.node.as_ref() else {
+            return false;
+        };
+        let Some(NodeEnum::FuncCall(f)) = rt.val.as_deref().and_then(|v| v.node.as_ref()) else {
+            return false;
+        };
+        let [arg] = f.args.as_slice() else {
+            return false;
+        };
+        bind::names(&f.funcname)
+            .last()
+            .is_some_and(|n| n == "unnest")
+            && peekable(arg)
+            && b.bind(arg).is_ok_and(|(_, t)| t == DataType::TsVector)
+    })
+}
+
+/// Whether binding `n` once more just to learn its type is harmless: no
+/// parameter (whose type binding decides) and no subquery (which binding
+/// plans) inside.
+pub(crate) fn peekable(n: &Node) -> bool {
+    n.node.as_ref().is_some_and(|n| {
+        !matches!(n, NodeEnum::SubLink(_) | NodeEnum::ParamRef(_))
+            && !n.nodes().into_iter().any(|(r, ..)| {
+                matches!(
+                    r,
+                    nestor_parser::NodeRef::SubLink(_) | nestor_parser::NodeRef::ParamRef(_)
+                )
+            })
+    })
 }
 
 fn contains_agg(e: &Expr) -> bool {
