@@ -4,10 +4,9 @@
 //! Each class says how a row's value becomes a set of GIN keys and which
 //! operators the index can answer (the key extraction itself lives with
 //! the SQL layer, `nestor_plan::select::gin`). The table is the single
-//! place a new class is added: tsvector_ops (for `@@` on tsvector) slots
-//! in as one more variant with its type in [`GinClass::default_for`] and
-//! its name in [`GinClass::named`], and its key extraction in the plan
-//! crate's `gin` module.
+//! place a class is added (a variant, its type in
+//! [`GinClass::default_for`], its name in [`GinClass::named`]), with its
+//! key extraction in the plan crate's `gin` module.
 
 use nestor_types::datatype::DataType;
 
@@ -20,6 +19,8 @@ pub enum GinClass {
     JsonbPathOps,
     /// Any array's default: its elements (`&&`, `@>`, `<@`, `=`).
     ArrayOps,
+    /// tsvector's default: its lexemes (`@@`).
+    TsvectorOps,
 }
 
 impl GinClass {
@@ -29,6 +30,7 @@ impl GinClass {
             GinClass::JsonbOps => "jsonb_ops",
             GinClass::JsonbPathOps => "jsonb_path_ops",
             GinClass::ArrayOps => "array_ops",
+            GinClass::TsvectorOps => "tsvector_ops",
         }
     }
 
@@ -38,6 +40,7 @@ impl GinClass {
             GinClass::JsonbOps => 10090,
             GinClass::JsonbPathOps => 10091,
             GinClass::ArrayOps => 10064,
+            GinClass::TsvectorOps => 10073,
         }
     }
 
@@ -47,6 +50,7 @@ impl GinClass {
             GinClass::JsonbOps => 4036,
             GinClass::JsonbPathOps => 4037,
             GinClass::ArrayOps => 2745,
+            GinClass::TsvectorOps => 3659,
         }
     }
 
@@ -61,6 +65,7 @@ impl GinClass {
             GinClass::JsonbOps => 0,
             GinClass::JsonbPathOps => 1,
             GinClass::ArrayOps => 2,
+            GinClass::TsvectorOps => 3,
         }
     }
 
@@ -69,15 +74,17 @@ impl GinClass {
             0 => GinClass::JsonbOps,
             1 => GinClass::JsonbPathOps,
             2 => GinClass::ArrayOps,
+            3 => GinClass::TsvectorOps,
             _ => return None,
         })
     }
 
     /// Every class, for pg_opclass.
-    pub const ALL: [GinClass; 3] = [
+    pub const ALL: [GinClass; 4] = [
         GinClass::ArrayOps,
         GinClass::JsonbOps,
         GinClass::JsonbPathOps,
+        GinClass::TsvectorOps,
     ];
 
     /// The default GIN class of a key type (None: the type has none,
@@ -85,6 +92,7 @@ impl GinClass {
     pub fn default_for(ty: DataType) -> Option<GinClass> {
         match ty {
             DataType::Jsonb => Some(GinClass::JsonbOps),
+            DataType::TsVector => Some(GinClass::TsvectorOps),
             t if t.is_array() => Some(GinClass::ArrayOps),
             _ => None,
         }
@@ -100,6 +108,7 @@ impl GinClass {
         match self {
             GinClass::JsonbOps | GinClass::JsonbPathOps => ty == DataType::Jsonb,
             GinClass::ArrayOps => ty.is_array(),
+            GinClass::TsvectorOps => ty == DataType::TsVector,
         }
     }
 }

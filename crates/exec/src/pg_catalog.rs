@@ -2736,13 +2736,13 @@ fn index_rows(c: &Catalog) -> Rows {
 }
 
 /// The type a GIN index stores for key `k` of type `ty` (its class's
-/// opckeytype): array_ops an element, jsonb_ops text, jsonb_path_ops a
-/// hash (integer).
+/// opckeytype): array_ops an element, jsonb_ops and tsvector_ops text,
+/// jsonb_path_ops a hash (integer).
 fn gin_key_type(i: &IndexDef, k: usize, ty: DataType) -> DataType {
     use nestor_catalog::gin::GinClass;
     match i.exprs.as_ref().and_then(|x| x.gin.get(k)) {
         Some(GinClass::ArrayOps) => ty.element().unwrap_or(ty),
-        Some(GinClass::JsonbOps) => DataType::Text,
+        Some(GinClass::JsonbOps | GinClass::TsvectorOps) => DataType::Text,
         Some(GinClass::JsonbPathOps) => DataType::Int4,
         None => ty,
     }

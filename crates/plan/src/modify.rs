@@ -1010,9 +1010,10 @@ fn plan_insert_source(
     let mut exprs = Vec::new();
     for (i, c) in cols.iter().enumerate() {
         let sub = subs.get(i).and_then(Option::as_ref);
-        // A quoted literal of a plain SELECT stays of unknown type for the
-        // column to decide (PostgreSQL's transformInsertStmt), so
-        // `INSERT INTO t (p) SELECT '(0,0)'` reads it as the column's type.
+        // A quoted literal or NULL of a plain SELECT stays of unknown type
+        // for the column to decide (PostgreSQL's transformInsertStmt), so
+        // `INSERT INTO t (p) SELECT '(0,0)'` reads it as the column's type
+        // and `INSERT INTO t SELECT 1, NULL` is a NULL of it.
         let ty = if c.ty == DataType::Text
             && sel.target_list.len() == cols.len()
             && untyped_literal_target(sel, i)
@@ -1075,7 +1076,7 @@ fn srf_values_row(b: &Binder, sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
 }
 
 /// Whether output `i` of a plain SELECT (no set operation, no DISTINCT)
-/// is a bare string literal.
+/// is a bare string literal or NULL.
 fn untyped_literal_target(sel: &pb::SelectStmt, i: usize) -> bool {
     let plain = matches!(
         pb::SetOperation::try_from(sel.op),
@@ -1087,7 +1088,7 @@ fn untyped_literal_target(sel: &pb::SelectStmt, i: usize) -> bool {
     });
     plain
         && matches!(target, Some(NodeEnum::AConst(c))
-            if matches!(c.val, Some(pb::a_const::Val::Sval(_))))
+            if c.isnull || matches!(c.val, Some(pb::a_const::Val::Sval(_))))
 }
 
 /// PostgreSQL's transformInsertRow checks: more expressions than target

@@ -251,6 +251,7 @@ regress!(
     sql_function_inline,
     partition_returning_row,
     with_forward_reference,
+    gin_tsvector,
     text_search,
     text_search_headline,
     constraint_using_index,

@@ -81,6 +81,9 @@ pub enum GinOp {
     /// jsonpath `@?` and `@@` (the keys a match requires, or a full read).
     PathExists,
     PathMatch,
+    /// tsvector `@@` tsquery (a row needs one of the query's words, unless
+    /// the query can match without any).
+    TsMatch,
 }
 
 /// One conjunct a GIN index answers: `key op value`, `value` known

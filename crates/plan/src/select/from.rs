@@ -572,7 +572,7 @@ pub(super) fn plan_range_var(
     );
     // A WITH item of an enclosing or the same WITH that is not visible
     // here (itself, a later one): PostgreSQL's parserOpenTable hint.
-    if rv.schemaname.is_empty() && b.hidden_ctes.iter().any(|c| *c == rv.relname) {
+    if rv.schemaname.is_empty() && b.hidden_ctes.contains(&rv.relname) {
         e = e
             .with_detail(format!(
                 "There is a WITH item named \"{}\", but it cannot be referenced from this part of the query.",

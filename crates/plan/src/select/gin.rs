@@ -27,8 +27,12 @@
 //! take them, with the keys a match requires (`gin_jsonb::jsonpath_keys`);
 //! a path that requires none (`$.a == 1 || $.b == 2`) reads every row.
 //!
-//! New classes (tsvector_ops for `@@`) add a [`GinOp`], their operators
-//! to [`gin_op`], and their extraction to [`class_keys`] and [`search`].
+//! - tsvector_ops: one key per lexeme; `@@` looks up any of the query's
+//!   words (a query that can match without one, or with a prefix word,
+//!   reads every row).
+//!
+//! New classes add a [`GinOp`], their operators to [`gin_op`], and their
+//! extraction to [`class_keys`] and [`search`].
 
 use std::sync::Arc;
 
@@ -41,6 +45,7 @@ use crate::functions::Func;
 use crate::ir::{Cmp, Expr, GinOp, GinQual};
 
 const ELEM: u8 = b'E';
+const LEXEME: u8 = b'L';
 const NULL_ELEM: u8 = b'N';
 const EMPTY: u8 = b'0';
 
@@ -70,6 +75,43 @@ pub fn class_keys(class: GinClass, v: &Value) -> Result<Vec<Vec<u8>>, DbError> {
     match class {
         GinClass::JsonbOps | GinClass::JsonbPathOps => gin_jsonb::row_keys(jsonb_class(class), v),
         GinClass::ArrayOps => Ok(array_keys(v)),
+        GinClass::TsvectorOps => Ok(lexeme_keys(v)),
+    }
+}
+
+/// tsvector_ops: one key per lexeme (positions and weights are the
+/// recheck's).
+fn lexeme_keys(v: &Value) -> Vec<Vec<u8>> {
+    let Value::TsVector(t) = v else {
+        return Vec::new();
+    };
+    t.lexemes().map(lexeme_key).collect()
+}
+
+fn lexeme_key(word: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(word.len() + 1);
+    k.push(LEXEME);
+    k.extend_from_slice(word.as_bytes());
+    k
+}
+
+/// A tsquery's lookup: a row must hold one of its words (any of their
+/// keys), unless the query can match a row holding none (`!a`) or has a
+/// prefix word (`a:*`, which no exact key finds): then every row.
+fn tsquery_search(value: &Value) -> Search {
+    let Value::TsQuery(q) = value else {
+        return Search::Everything;
+    };
+    match nestor_types::tsearch::ops::required_lexemes(q) {
+        None => Search::Nothing,
+        Some((_, true)) => Search::Everything,
+        Some((words, false)) if words.iter().any(|(_, prefix)| *prefix) => Search::Everything,
+        Some((words, false)) => {
+            let mut keys: Vec<Vec<u8>> = words.iter().map(|(w, _)| lexeme_key(w)).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            Search::Any(keys)
+        }
     }
 }
 
@@ -203,6 +245,7 @@ pub fn search(q: &GinQual, value: &Value) -> Result<Search, DbError> {
                 Search::All(keys)
             }
         }
+        GinOp::TsMatch => tsquery_search(value),
         GinOp::ArrayEq => {
             let keys = array_keys(value);
             if keys.is_empty() {
@@ -250,6 +293,7 @@ fn gin_op<'e>(e: &'e Expr, key: &Expr) -> Option<(GinOp, &'e Expr)> {
             "=" => GinOp::ArrayEq,
             "jsonb_path_exists_opr" => GinOp::PathExists,
             "jsonb_path_match_opr" => GinOp::PathMatch,
+            "ts_match_vq" => GinOp::TsMatch,
             _ => return None,
         };
         (op, b)
@@ -259,6 +303,7 @@ fn gin_op<'e>(e: &'e Expr, key: &Expr) -> Option<(GinOp, &'e Expr)> {
             "arraycontains" => GinOp::ContainedBy,
             "arrayoverlap" => GinOp::Overlap,
             "=" => GinOp::ArrayEq,
+            "ts_match_qv" => GinOp::TsMatch,
             _ => return None,
         };
         (op, a)
@@ -287,6 +332,7 @@ fn supports(class: GinClass, op: GinOp) -> bool {
             op,
             GinOp::Contains | GinOp::ContainedBy | GinOp::Overlap | GinOp::ArrayEq
         ),
+        GinClass::TsvectorOps => op == GinOp::TsMatch,
     }
 }
 
