@@ -24,3 +24,9 @@ CREATE TABLE ju (j jsonb UNIQUE);
 INSERT INTO ju VALUES ('{"n": 2.5}');
 INSERT INTO ju VALUES ('{"n": 2.50}');
 SELECT * FROM ju;
+-- ORDER BY ... LIMIT reads a btree index on jsonb in its order
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM jo ORDER BY j LIMIT 3;
+SELECT id, j FROM jo ORDER BY j LIMIT 3;
+SELECT id, j FROM jo ORDER BY j DESC LIMIT 3;
+RESET enable_seqscan;

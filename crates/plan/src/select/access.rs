@@ -1116,9 +1116,10 @@ fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<Inde
 }
 
 /// Types whose index key order (byte order of the sortable encoding) is
-/// their ORDER BY order. Not jsonb (keys order its text), intervals
-/// (ORDER BY compares spans), character(n) (trailing blanks), floats and
-/// numerics (not indexable here).
+/// their ORDER BY order (jsonb's keys are its btree order,
+/// `nestor_types::jsonb_order`). Not intervals (ORDER BY compares spans),
+/// character(n) (trailing blanks), floats and numerics (not indexable
+/// here).
 fn sorts_as_keys(t: DataType) -> bool {
     t.is_integer()
         || matches!(
@@ -1133,6 +1134,7 @@ fn sorts_as_keys(t: DataType) -> bool {
                 | DataType::TimeTz(_)
                 | DataType::Money
                 | DataType::Uuid
+                | DataType::Jsonb
                 | DataType::PgLsn
                 | DataType::Bit(_)
                 | DataType::VarBit(_)
