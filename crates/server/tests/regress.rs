@@ -252,6 +252,7 @@ regress!(
     partition_returning_row,
     with_forward_reference,
     gin_tsvector,
+    table_storage_parameters,
     text_search,
     text_search_headline,
     constraint_using_index,

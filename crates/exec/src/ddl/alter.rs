@@ -233,7 +233,16 @@ fn alter_cmd(
         }
         // Storage parameters (fillfactor, ...) have nothing to tune in
         // memory; accepted as PostgreSQL accepts them.
-        A::AtSetRelOptions | A::AtResetRelOptions => Ok(()),
+        A::AtSetRelOptions => match cmd
+            .def
+            .as_deref()
+            .map(nestor_parser::ast::node)
+            .transpose()?
+        {
+            Some(NodeEnum::List(l)) => super::index_am::check_table_options(&l.items),
+            _ => Ok(()),
+        },
+        A::AtResetRelOptions => Ok(()),
         A::AtAttachPartition | A::AtDetachPartition => {
             super::partition::attach_or_detach(ctx, text, def, cmd)
         }

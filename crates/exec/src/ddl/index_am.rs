@@ -372,3 +372,142 @@ fn has_hash_class(ty: DataType) -> bool {
             | DataType::JsonPath
     )
 }
+
+/// A table's storage parameters (`CREATE TABLE ... WITH (...)`, ALTER
+/// TABLE SET/RESET): PostgreSQL's heap reloptions and their `toast.`
+/// forms, checked as its parseRelOptions does (22023 for an unknown name
+/// or namespace, a value of the wrong kind or out of bounds, a name given
+/// twice; `oids = true` is 0A000). Nestor's storage tunes nothing with
+/// them, so a valid list is accepted and not kept. RESET's names are not
+/// checked (PostgreSQL ignores names it does not know there).
+pub(crate) fn check_table_options(options: &[pb::Node]) -> Result<(), DbError> {
+    use TableOpt::*;
+    let mut seen: Vec<String> = Vec::new();
+    for o in options {
+        let NodeEnum::DefElem(d) = node(o)? else {
+            continue;
+        };
+        let arg = d.arg.as_deref().and_then(|a| a.node.as_ref());
+        let full = match d.defnamespace.as_str() {
+            "" => d.defname.clone(),
+            "toast" => format!("toast.{}", d.defname),
+            other => {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("unrecognized parameter namespace \"{other}\""),
+                ))
+            }
+        };
+        if d.defnamespace.is_empty() && d.defname == "oids" {
+            if option_text(arg) == "false" || option_text(arg) == "0" {
+                continue;
+            }
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "tables declared WITH OIDS are not supported",
+            ));
+        }
+        let kind = table_option(&d.defname).filter(|_| {
+            // The TOAST table takes the autovacuum and vacuum options.
+            d.defnamespace.is_empty()
+                || (d.defname.starts_with("autovacuum_") && !d.defname.contains("analyze"))
+                || matches!(
+                    d.defname.as_str(),
+                    "log_autovacuum_min_duration" | "vacuum_index_cleanup" | "vacuum_truncate"
+                )
+        });
+        let Some(kind) = kind else {
+            return Err(DbError::new(
+                SqlState::InvalidParameterValue,
+                format!("unrecognized parameter \"{}\"", d.defname),
+            ));
+        };
+        if seen.contains(&full) {
+            return Err(DbError::new(
+                SqlState::InvalidParameterValue,
+                format!("parameter \"{}\" specified more than once", d.defname),
+            ));
+        }
+        seen.push(full);
+        match kind {
+            Bool => check_bool_option(&d.defname, arg)?,
+            Int(lo, hi) => check_int_option(&d.defname, arg, (lo, hi))?,
+            Real(lo, hi) => check_real_option(&d.defname, arg, (lo, hi))?,
+            IndexCleanup => {
+                let t = option_text(arg).to_ascii_lowercase();
+                if t != "auto" {
+                    check_bool_option(&d.defname, arg).map_err(|_| {
+                        DbError::new(
+                            SqlState::InvalidParameterValue,
+                            format!("invalid value for enum option \"{}\": {t}", d.defname),
+                        )
+                        .with_detail("Valid values are \"on\", \"off\", and \"auto\".")
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The kind and bounds of a heap reloption (PostgreSQL 15's reloptions.c).
+#[derive(Clone, Copy)]
+enum TableOpt {
+    Bool,
+    Int(i64, i64),
+    Real(f64, f64),
+    IndexCleanup,
+}
+
+fn table_option(name: &str) -> Option<TableOpt> {
+    use TableOpt::*;
+    const MAX: i64 = i32::MAX as i64;
+    Some(match name {
+        "fillfactor" => Int(10, 100),
+        "autovacuum_enabled" | "vacuum_truncate" | "user_catalog_table" => Bool,
+        "autovacuum_vacuum_threshold" | "autovacuum_analyze_threshold" => Int(0, MAX),
+        "autovacuum_vacuum_insert_threshold" | "log_autovacuum_min_duration" => Int(-1, MAX),
+        "autovacuum_vacuum_cost_limit" => Int(1, 10_000),
+        "autovacuum_freeze_min_age" | "autovacuum_multixact_freeze_min_age" => {
+            Int(0, 1_000_000_000)
+        }
+        "autovacuum_freeze_max_age" => Int(100_000, 2_000_000_000),
+        "autovacuum_multixact_freeze_max_age" => Int(10_000, 2_000_000_000),
+        "autovacuum_freeze_table_age" | "autovacuum_multixact_freeze_table_age" => {
+            Int(0, 2_000_000_000)
+        }
+        "toast_tuple_target" => Int(128, 8160),
+        "parallel_workers" => Int(0, 1024),
+        "autovacuum_vacuum_cost_delay"
+        | "autovacuum_vacuum_scale_factor"
+        | "autovacuum_vacuum_insert_scale_factor"
+        | "autovacuum_analyze_scale_factor" => Real(0.0, 100.0),
+        "vacuum_index_cleanup" => IndexCleanup,
+        _ => return None,
+    })
+}
+
+/// A floating-point reloption within `(min, max)`.
+fn check_real_option(
+    name: &str,
+    arg: Option<&NodeEnum>,
+    (min, max): (f64, f64),
+) -> Result<(), DbError> {
+    let text = option_text(arg);
+    let Some(value) = text.trim().parse::<f64>().ok().filter(|v| v.is_finite()) else {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid value for floating point option \"{name}\": {text}"),
+        ));
+    };
+    if !(min..=max).contains(&value) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("value {text} out of bounds for option \"{name}\""),
+        )
+        .with_detail(format!(
+            "Valid values are between \"{min:.6}\" and \"{max:.6}\"."
+        )));
+    }
+    Ok(())
+}

@@ -36,6 +36,7 @@ pub fn create_table(
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
+    super::index_am::check_table_options(&cs.options)?;
     let persistence = match rv.relpersistence.as_str() {
         "t" => Persistence::Temporary,
         "u" => Persistence::Unlogged,
@@ -1318,6 +1319,9 @@ pub fn create_table_as(
         .rel
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TABLE AS without a name"))?;
+    if !matview {
+        super::index_am::check_table_options(&into.options)?;
+    }
     let name = relname(rv)?;
     let temporary = rv.relpersistence == "t";
     if rv.schemaname == "pg_temp" && !temporary {
