@@ -253,6 +253,7 @@ regress!(
     with_forward_reference,
     gin_tsvector,
     table_storage_parameters,
+    partition_key_types,
     text_search,
     text_search_headline,
     constraint_using_index,

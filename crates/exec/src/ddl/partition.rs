@@ -147,10 +147,23 @@ pub(super) fn key_of(
             parts.push(part);
             continue;
         }
+        // json and the geometric types have no btree operator class in
+        // PostgreSQL (no ordering) and no hash one.
+        let unordered = matches!(ty, DataType::Json | DataType::Geo(_));
+        if unordered && strategy != PartStrategy::Hash {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!(
+                    "data type {} has no default operator class for access method \"btree\"",
+                    ty.name()
+                ),
+            )
+            .with_hint("You must specify a btree operator class or define a default btree operator class for the data type."));
+        }
         // money and the bit strings have no hash operator class in
         // PostgreSQL either.
         if strategy == PartStrategy::Hash
-            && (ty == DataType::Money || nestor_types::bits::is_bits(ty))
+            && (unordered || ty == DataType::Money || nestor_types::bits::is_bits(ty))
         {
             return Err(DbError::new(
                 SqlState::UndefinedObject,

@@ -37,6 +37,9 @@ pub fn create_table(
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
     super::index_am::check_table_options(&cs.options)?;
+    if cs.partspec.is_some() {
+        refuse_no_inherit_partitioned(cs, &rv.relname)?;
+    }
     let persistence = match rv.relpersistence.as_str() {
         "t" => Persistence::Temporary,
         "u" => Persistence::Unlogged,
@@ -1272,6 +1275,25 @@ fn cascade_new(ctx: &mut StatementCtx, oid: RelId, idx: &IndexDef) -> Result<(),
         return Ok(());
     }
     super::part_index::cascade(ctx, &def, idx)
+}
+
+/// A partitioned table's CHECK constraints apply to its partitions: one
+/// marked NO INHERIT is PostgreSQL's 42P16.
+fn refuse_no_inherit_partitioned(cs: &pb::CreateStmt, name: &str) -> Result<(), DbError> {
+    let no_inherit =
+        |n: &pb::Node| matches!(node(n), Ok(NodeEnum::Constraint(c)) if c.is_no_inherit);
+    let found = cs.table_elts.iter().any(|e| match node(e) {
+        Ok(NodeEnum::ColumnDef(cd)) => cd.constraints.iter().any(no_inherit),
+        Ok(NodeEnum::Constraint(c)) => c.is_no_inherit,
+        _ => false,
+    }) || cs.constraints.iter().any(no_inherit);
+    if found {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("cannot add NO INHERIT constraint to partitioned table \"{name}\""),
+        ));
+    }
+    Ok(())
 }
 
 /// A B-tree needs an ordering: the geometric types have none (their
