@@ -2794,7 +2794,9 @@ def run_all(cfg: Config) -> int:
                        " -c 6, find_or_create -c 8",
             "standby": f"primary + 1 replica: stall (writes + replica reads, {STANDBY_CELL_FACTOR} x d, long "
                        "transaction + overflow-once.sql, then a control cell without them), replay lag under "
-                       "tpcb-like -c 8, -S split primary/replica"}[e] + f" -> {plan.duration} s per point per server")
+                       "tpcb-like -c 8, -S split primary/replica",
+            "queries": f"{', '.join(QUERY_SCRIPTS)} -c 2 (setup.sql once)"}[e]
+            + f" -> {plan.duration} s per point per server")
     cfg.out.mkdir(parents=True, exist_ok=True)
     for sub in ("raw", "charts", "scripts"):
         shutil.rmtree(cfg.out / sub, ignore_errors=True)

@@ -13,3 +13,8 @@ CREATE SEQUENCE uo_s;
 SELECT q1 FROM (SELECT q1, nextval('uo_s') AS n FROM uo) ss ORDER BY q1;
 SELECT q1 FROM (SELECT q1, (SELECT nextval('uo_s')) AS n FROM uo) ss ORDER BY q1;
 SELECT currval('uo_s');
+-- the unread subquery reading a WITH item of its query
+SELECT q1 FROM (WITH t_cte AS (SELECT * FROM uo t)
+  SELECT q1, (SELECT q2 FROM t_cte WHERE t_cte.q1 = o.q1) AS t_sub FROM uo o) ss ORDER BY q1;
+SELECT q1 FROM (WITH t_cte AS MATERIALIZED (SELECT * FROM uo t)
+  SELECT q1, (SELECT q2 FROM t_cte WHERE t_cte.q1 = o.q1) AS t_sub FROM uo o) ss ORDER BY q1;

@@ -164,6 +164,8 @@ fn plan_volatile(plan: &Plan) -> bool {
         } => any(&mut std::iter::once(key)
             .chain(build_filter.iter())
             .chain(filter.iter())),
+        // A CTE's plan is not among the scan's inputs.
+        Plan::CteScan { plan, .. } => plan_volatile(plan),
         Plan::Filter { pred, .. } => volatile(pred),
         Plan::Project { exprs, .. } => any(&mut exprs.iter()),
         Plan::NestedLoop { on, .. } => any(&mut on.iter()),
