@@ -40,6 +40,7 @@ mod bits;
 pub mod domain;
 mod hash_partition;
 mod inline;
+pub use inline::FunctionParams;
 pub(crate) mod ordered_set;
 pub(crate) mod outer_agg;
 pub mod polymorphic;

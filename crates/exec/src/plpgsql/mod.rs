@@ -617,33 +617,6 @@ fn sql_body(def: &FunctionDef) -> Result<Vec<nestor_parser::Statement>, DbError>
     })
 }
 
-/// Arguments of a SQL function, by name or `$n` (columns win over names).
-struct SqlArgs<'a> {
-    def: &'a FunctionDef,
-}
-
-impl nestor_plan::bind::VarResolver for SqlArgs<'_> {
-    fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError> {
-        let name = match parts {
-            [n] => *n,
-            [f, n] if *f == self.def.name => *n,
-            _ => return Ok(None),
-        };
-        Ok(self
-            .def
-            .args
-            .iter()
-            .filter(|a| a.mode.is_input())
-            .enumerate()
-            .find(|(_, a)| a.name == name)
-            .map(|(i, a)| (i, a.ty)))
-    }
-
-    fn conflict(&self) -> nestor_plan::bind::VarConflict {
-        nestor_plan::bind::VarConflict::UseColumn
-    }
-}
-
 /// Check a SQL function's body at CREATE FUNCTION: it parses, and each
 /// statement plans with the arguments as parameters. Errors are
 /// positioned in the body (see [`body_error`]).
@@ -671,7 +644,7 @@ pub(crate) fn validate_sql(def: &FunctionDef, ctx: &StatementCtx<'_>) -> Result<
         .filter(|a| a.mode.is_input())
         .map(|a| a.ty.oid())
         .collect();
-    let vars = SqlArgs { def };
+    let vars = nestor_plan::bind::FunctionParams { def };
     for s in &stmts {
         let node = nestor_plan::statement::statement_node(s)?;
         if !nestor_plan::handles(node) || matches!(node, nestor_parser::NodeEnum::CreateStmt(_)) {
@@ -704,7 +677,7 @@ fn sql_function(
         .filter(|a| a.mode.is_input())
         .map(|a| a.ty.oid())
         .collect();
-    let vars = SqlArgs { def };
+    let vars = nestor_plan::bind::FunctionParams { def };
     let volatile = def.volatility == Volatility::Volatile;
     let mut last: Vec<Vec<Value>> = Vec::new();
     let n = stmts.len();

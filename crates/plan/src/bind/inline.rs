@@ -42,12 +42,13 @@ thread_local! {
     static INLINING: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The function's parameters by name, as its body refers to them.
-struct Params<'a> {
-    def: &'a FunctionDef,
+/// A SQL function's parameters by name, as its body refers to them
+/// (`a`, `f.a`): the inliner's and the SQL-function runner's resolver.
+pub struct FunctionParams<'a> {
+    pub def: &'a FunctionDef,
 }
 
-impl VarResolver for Params<'_> {
+impl VarResolver for FunctionParams<'_> {
     fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, nestor_common::DbError> {
         let name = match parts {
             [n] => *n,
@@ -191,7 +192,7 @@ fn bind_body(
         .filter(|a| a.mode.is_input())
         .map(|a| a.ty.oid())
         .collect();
-    let params = Params { def };
+    let params = FunctionParams { def };
     let text = def.body.clone();
     let mut inner = Binder::new(b.catalog, b.eval, &text, &hints, b.plan_query);
     inner.vars = Some(&params);

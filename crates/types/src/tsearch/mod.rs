@@ -33,7 +33,6 @@ pub mod headline;
 pub mod json_docs;
 pub mod ops;
 pub mod parser;
-pub(crate) mod pgsort;
 pub mod query;
 pub mod rank;
 pub mod rewrite;

@@ -74,7 +74,7 @@ fn sorted_operands(q: &TsQuery) -> Vec<&Operand> {
     if ops.len() < 2 {
         return ops;
     }
-    super::pgsort::pg_qsort(&mut ops, &|a: &&Operand, b: &&Operand| {
+    nestor_common::sort::pg_qsort(&mut ops, |a: &&Operand, b: &&Operand| {
         super::vector::cmp_lexeme(&a.word, &b.word)
     });
     // Equal words: the first stays (its prefix flag decides).

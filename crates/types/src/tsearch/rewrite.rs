@@ -137,7 +137,7 @@ fn sort(q: &mut Qtn) {
         sort(k);
     }
     if q.kids.len() > 1 && q.op.map(|o| o.0) != Some(4) {
-        super::pgsort::pg_qsort(&mut q.kids, &cmp);
+        nestor_common::sort::pg_qsort(&mut q.kids, cmp);
     }
 }
 
