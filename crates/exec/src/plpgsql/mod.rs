@@ -638,12 +638,7 @@ pub(crate) fn validate_sql(def: &FunctionDef, ctx: &StatementCtx<'_>) -> Result<
         // resolved the argument types.
         return Ok(());
     }
-    let hints: Vec<u32> = def
-        .args
-        .iter()
-        .filter(|a| a.mode.is_input())
-        .map(|a| a.ty.oid())
-        .collect();
+    let hints: Vec<u32> = def.input_types().iter().map(|t| t.oid()).collect();
     let vars = nestor_plan::bind::FunctionParams { def };
     for s in &stmts {
         let node = nestor_plan::statement::statement_node(s)?;
@@ -671,12 +666,7 @@ fn sql_function(
 ) -> Result<Outcome, DbError> {
     nestor_common::stack::check()?;
     let stmts = sql_body(def)?;
-    let hints: Vec<u32> = def
-        .args
-        .iter()
-        .filter(|a| a.mode.is_input())
-        .map(|a| a.ty.oid())
-        .collect();
+    let hints: Vec<u32> = def.input_types().iter().map(|t| t.oid()).collect();
     let vars = nestor_plan::bind::FunctionParams { def };
     let volatile = def.volatility == Volatility::Volatile;
     let mut last: Vec<Vec<Value>> = Vec::new();

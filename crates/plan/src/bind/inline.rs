@@ -186,12 +186,7 @@ fn bind_body(
     def: &FunctionDef,
     body: &nestor_parser::pb::Node,
 ) -> Option<(Expr, DataType)> {
-    let hints: Vec<u32> = def
-        .args
-        .iter()
-        .filter(|a| a.mode.is_input())
-        .map(|a| a.ty.oid())
-        .collect();
+    let hints: Vec<u32> = def.input_types().iter().map(|t| t.oid()).collect();
     let params = FunctionParams { def };
     let text = def.body.clone();
     let mut inner = Binder::new(b.catalog, b.eval, &text, &hints, b.plan_query);

@@ -889,7 +889,7 @@ impl Plan {
             if index.method == nestor_catalog::AccessMethod::Gin {
                 let mut recheck = keys.display.clone();
                 recheck.extend(keys.gin_predicate.iter().map(|e| bare(&show(e, table))));
-                out.push(format!("Recheck Cond: ({})", gin_conds(&recheck)));
+                out.push(format!("Recheck Cond: ({})", and_conds(&recheck)));
                 let rest: Vec<Expr> = filter
                     .iter()
                     .flat_map(|f| match f {
@@ -924,15 +924,7 @@ impl Plan {
         };
         if let Some(k) = keys.filter(|k| !k.display.is_empty()) {
             let display = outer_keys(k, cx);
-            let conds = match display.as_slice() {
-                [one] => one.clone(),
-                many => many
-                    .iter()
-                    .map(|c| format!("({c})"))
-                    .collect::<Vec<_>>()
-                    .join(" AND "),
-            };
-            out.push(format!("Index Cond: ({conds})"));
+            out.push(format!("Index Cond: ({})", and_conds(&display)));
         }
         if let Some(f) = filter {
             out.push(format!("Filter: {}", show(f, table)));
@@ -947,7 +939,7 @@ impl Plan {
             Plan::IndexScan { index, keys, .. }
                 if index.method == nestor_catalog::AccessMethod::Gin =>
             {
-                Some((index.name.clone(), gin_conds(&keys.display)))
+                Some((index.name.clone(), and_conds(&keys.display)))
             }
             _ => None,
         }
@@ -1064,9 +1056,9 @@ pub(crate) fn bare(text: &str) -> String {
         .map_or_else(|| text.to_string(), str::to_string)
 }
 
-/// GIN conditions as EXPLAIN prints them: one bare, several each in
+/// Index conditions as EXPLAIN prints them: one bare, several each in
 /// parentheses joined by AND.
-fn gin_conds(display: &[String]) -> String {
+fn and_conds(display: &[String]) -> String {
     match display {
         [one] => one.clone(),
         many => many
@@ -1133,6 +1125,14 @@ fn regex_operator(name: &str) -> Option<&'static str> {
         "texticregexne" => "!~*",
         _ => return None,
     })
+}
+
+/// The operator a library function of the range, text search or
+/// geometric types implements, for `nargs` operands.
+fn library_operator(name: &str, nargs: usize) -> Option<&'static str> {
+    nestor_types::range::catalog::operator_of(name, nargs)
+        .or_else(|| nestor_types::tsearch::catalog::operator_of(name, nargs))
+        .or_else(|| nestor_types::geometry::catalog::operator_of(name, nargs))
 }
 
 /// Render an expression with `colname` naming input columns.
@@ -1270,28 +1270,9 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             format!("({} {op} {})", r(&args[0]), r(&args[1]))
         }
         Expr::Func(crate::functions::Func::Library(f), args)
-            if nestor_types::range::catalog::operator_of(f.name, args.len()).is_some() =>
+            if library_operator(f.name, args.len()).is_some() =>
         {
-            let op = nestor_types::range::catalog::operator_of(f.name, args.len()).unwrap_or("");
-            match args.as_slice() {
-                [a, b] => format!("({} {op} {})", r(a), r(b)),
-                _ => "(...)".into(),
-            }
-        }
-        Expr::Func(crate::functions::Func::Library(f), args)
-            if nestor_types::tsearch::catalog::operator_of(f.name, args.len()).is_some() =>
-        {
-            let op = nestor_types::tsearch::catalog::operator_of(f.name, args.len()).unwrap_or("");
-            match args.as_slice() {
-                [a] => format!("({op} {})", r(a)),
-                [a, b] => format!("({} {op} {})", r(a), r(b)),
-                _ => "(...)".into(),
-            }
-        }
-        Expr::Func(crate::functions::Func::Library(f), args)
-            if nestor_types::geometry::catalog::operator_of(f.name, args.len()).is_some() =>
-        {
-            let op = nestor_types::geometry::catalog::operator_of(f.name, args.len()).unwrap_or("");
+            let op = library_operator(f.name, args.len()).unwrap_or("");
             match args.as_slice() {
                 [a] => format!("({op} {})", r(a)),
                 [a, b] => format!("({} {op} {})", r(a), r(b)),

@@ -96,44 +96,18 @@ fn sort_key(call: &AggCall) -> Option<SortKey> {
 }
 
 /// `scan` (a shape [`copy_scan`] takes) filtering on `pred` first.
-fn add_filter(scan: Plan, pred: Expr) -> Plan {
-    match scan {
-        Plan::Filter { input, pred: p } => Plan::Filter {
-            input: Box::new(add_filter(*input, pred)),
-            pred: p,
-        },
-        Plan::SeqScan {
-            table,
-            alias,
-            filter,
-            cols,
-            late,
-        } => Plan::SeqScan {
-            filter: super::and_all([pred].into_iter().chain(filter).collect()),
-            table,
-            alias,
-            cols,
-            late,
-        },
-        Plan::IndexScan {
-            table,
-            alias,
-            index,
-            keys,
-            filter,
-            cols,
-            order,
-        } => Plan::IndexScan {
-            filter: super::and_all([pred].into_iter().chain(filter).collect()),
-            table,
-            alias,
-            index,
-            keys,
-            cols,
-            order,
-        },
-        other => super::with_filter(other, vec![pred]),
+fn add_filter(mut scan: Plan, pred: Expr) -> Plan {
+    match &mut scan {
+        Plan::Filter { input, .. } => {
+            let inner = std::mem::replace(&mut **input, Plan::Single);
+            **input = add_filter(inner, pred);
+        }
+        Plan::SeqScan { filter, .. } | Plan::IndexScan { filter, .. } => {
+            *filter = super::and_all([pred].into_iter().chain(filter.take()).collect());
+        }
+        _ => return super::with_filter(scan, vec![pred]),
     }
+    scan
 }
 
 /// A copy of a plain table scan (perhaps under a filter): the shapes the
