@@ -12,27 +12,6 @@ mod common;
 
 use common::*;
 
-/// xorshift64*: a seeded, dependency-free generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    /// None one time in `one_in`, else a value below `n`.
-    fn maybe(&mut self, n: u64, one_in: u64) -> Option<i64> {
-        (self.below(one_in) != 0).then(|| self.below(n) as i64)
-    }
-}
-
 /// One row of either table: `i` is int4 on the left, int8 on the right;
 /// `t` text / varchar; `n` numeric (the value, written with `scale`
 /// decimals); `v` int.

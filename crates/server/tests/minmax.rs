@@ -9,20 +9,9 @@ mod common;
 
 use common::*;
 
-/// xorshift64*: a seeded, dependency-free generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> i64 {
-        (self.next() % n) as i64
-    }
+/// A value below `n` from the shared generator, as a signed number.
+fn ri(rng: &mut Rng, n: u64) -> i64 {
+    rng.below(n) as i64
 }
 
 fn show(v: Option<i64>) -> String {
@@ -34,12 +23,12 @@ fn min_and_max_read_through_an_index_give_the_full_scans_answer() {
     let srv = Server::start();
     for seed in 1..=3u64 {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (seed * 0x1234_5678_9abc));
-        let n = 200 + rng.below(300);
+        let n = 200 + ri(&mut rng, 300);
         // (id, a, b): a NULL one time in five, b never.
         let mut rows: Vec<(i64, Option<i64>, i64)> = (0..n)
             .map(|id| {
-                let a = (rng.below(5) != 0).then(|| rng.below(1000) - 500);
-                (id, a, rng.below(50))
+                let a = (ri(&mut rng, 5) != 0).then(|| ri(&mut rng, 1000) - 500);
+                (id, a, ri(&mut rng, 50))
             })
             .collect();
         let values: Vec<String> = rows
@@ -69,8 +58,8 @@ fn min_and_max_read_through_an_index_give_the_full_scans_answer() {
                     r.1 = None;
                 }
             }
-            let (lo, hi) = (rng.below(1100) - 550, rng.below(1100) - 550);
-            let bmax = rng.below(60);
+            let (lo, hi) = (ri(&mut rng, 1100) - 550, ri(&mut rng, 1100) - 550);
+            let bmax = ri(&mut rng, 60);
             let sql = format!(
                 "SELECT min(a), max(a) FROM m WHERE a >= {lo} AND a <= {hi} AND b < {bmax}"
             );

@@ -481,3 +481,24 @@ pub fn err(server: &Server, sql: &str) -> String {
         Err(e) => e,
     }
 }
+
+/// xorshift64*: a seeded, dependency-free generator.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// None one time in `one_in`, else a value below `n`.
+    pub fn maybe(&mut self, n: u64, one_in: u64) -> Option<i64> {
+        (self.below(one_in) != 0).then(|| self.below(n) as i64)
+    }
+}
