@@ -94,11 +94,10 @@ pub(super) fn dependents(ctx: &StatementCtx, f: &FunctionDef) -> Vec<Dep> {
         let Ok(json) = serde_json::to_value(&stmts) else {
             return false;
         };
-        let mut counts = Vec::new();
-        call_arg_counts(&json, &f.name, &mut counts);
-        counts
+        nestor_plan::select::index_expr::function_calls(&json)
             .into_iter()
-            .any(|n| accepts(f, n) && !others.iter().any(|g| accepts(g, n)))
+            .filter(|(name, _)| *name == f.name)
+            .any(|(_, n)| accepts(f, n) && !others.iter().any(|g| accepts(g, n)))
     };
     let calls_expr = |e: &str| calls_f(&format!("SELECT {e}"));
     // In creation order, as PostgreSQL's pg_depend scan lists them.
@@ -166,39 +165,6 @@ pub(super) fn dependents(ctx: &StatementCtx, f: &FunctionDef) -> Vec<Dep> {
         }
     }
     out
-}
-
-/// The argument counts of the calls of a function named `name` in a
-/// parse tree (as JSON: `{"FuncCall": {"funcname": [...], "args": [...]}}`).
-fn call_arg_counts(v: &serde_json::Value, name: &str, out: &mut Vec<usize>) {
-    match v {
-        serde_json::Value::Object(map) => {
-            if let Some(call) = map.get("FuncCall") {
-                let last = call
-                    .get("funcname")
-                    .and_then(|n| n.as_array())
-                    .and_then(|parts| parts.last())
-                    .and_then(|p| p.pointer("/node/String/sval"))
-                    .and_then(|s| s.as_str());
-                if last == Some(name) {
-                    let args = call
-                        .get("args")
-                        .and_then(|a| a.as_array())
-                        .map_or(0, Vec::len);
-                    out.push(args);
-                }
-            }
-            for child in map.values() {
-                call_arg_counts(child, name, out);
-            }
-        }
-        serde_json::Value::Array(items) => {
-            for i in items {
-                call_arg_counts(i, name, out);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// DROP FUNCTION ... CASCADE: remove what `deps` name.

@@ -205,24 +205,44 @@ fn written_text(written: &Node, part: Part) -> Result<String, DbError> {
 /// Whether an expression as written calls a function the catalog has
 /// (a user-defined one).
 fn calls_user_function(catalog: &Catalog, written: &Node) -> bool {
-    fn walk(v: &serde_json::Value, found: &mut dyn FnMut(&str) -> bool) -> bool {
+    serde_json::to_value(written).is_ok_and(|json| {
+        function_calls(&json)
+            .iter()
+            .any(|(name, _)| !catalog.functions(name).is_empty())
+    })
+}
+
+/// The function calls in a parse tree (as serde JSON: `{"FuncCall":
+/// {"funcname": [...], "args": [...]}}`): each one's name (its last part,
+/// any schema dropped) and argument count.
+pub fn function_calls(v: &serde_json::Value) -> Vec<(String, usize)> {
+    fn walk(v: &serde_json::Value, out: &mut Vec<(String, usize)>) {
         match v {
             serde_json::Value::Object(map) => {
-                let named = map
-                    .get("FuncCall")
-                    .and_then(|c| c.get("funcname"))
-                    .and_then(|n| n.as_array())
-                    .and_then(|parts| parts.last())
-                    .and_then(|p| p.pointer("/node/String/sval"))
-                    .and_then(|s| s.as_str());
-                named.is_some_and(&mut *found) || map.values().any(|c| walk(c, found))
+                if let Some(call) = map.get("FuncCall") {
+                    let name = call
+                        .get("funcname")
+                        .and_then(|n| n.as_array())
+                        .and_then(|parts| parts.last())
+                        .and_then(|p| p.pointer("/node/String/sval"))
+                        .and_then(|s| s.as_str());
+                    if let Some(name) = name {
+                        let args = call
+                            .get("args")
+                            .and_then(|a| a.as_array())
+                            .map_or(0, Vec::len);
+                        out.push((name.to_string(), args));
+                    }
+                }
+                map.values().for_each(|c| walk(c, out));
             }
-            serde_json::Value::Array(items) => items.iter().any(|i| walk(i, found)),
-            _ => false,
+            serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            _ => {}
         }
     }
-    serde_json::to_value(written)
-        .is_ok_and(|json| walk(&json, &mut |name| !catalog.functions(name).is_empty()))
+    let mut out = Vec::new();
+    walk(v, &mut out);
+    out
 }
 
 fn quote(name: &str) -> String {
