@@ -83,7 +83,7 @@ pub(super) fn inline_call(b: &mut Binder, def: &FunctionDef, args: &[Expr]) -> O
         || def.result_domain.is_some()
         || def.aggregate.is_some()
         || matches!(result, DataType::Void | DataType::Record(_))
-        || args.iter().any(|a| !plain_arg(a))
+        || args.iter().any(|a| !a.is_movable())
     {
         return None;
     }
@@ -213,19 +213,6 @@ fn inlinable_body(e: &Expr, declared: Volatility) -> bool {
         Expr::UserFunc(f, _) => {
             ok &= f.0.volatility != Volatility::Volatile || declared == Volatility::Volatile
         }
-        _ => {}
-    });
-    ok
-}
-
-/// An argument that may move into the body: no volatile function, no
-/// subquery, no set-returning function.
-fn plain_arg(e: &Expr) -> bool {
-    let mut ok = true;
-    e.walk(&mut |x| match x {
-        Expr::Sub(_) => ok = false,
-        Expr::Func(f, _) => ok &= !f.is_volatile() && !matches!(f, crate::functions::Func::Srf(_)),
-        Expr::UserFunc(f, _) => ok &= f.0.volatility != Volatility::Volatile,
         _ => {}
     });
     ok

@@ -656,6 +656,22 @@ impl Expr {
         ok
     }
 
+    /// Whether evaluating it once per row is all it does: no volatile or
+    /// set-returning function, no subquery (what may move between plan
+    /// nodes or into another expression without changing the result).
+    pub fn is_movable(&self) -> bool {
+        let mut ok = true;
+        self.walk(&mut |e| match e {
+            Expr::Sub(_) | Expr::Func(crate::functions::Func::Srf(_), _) => ok = false,
+            Expr::Func(f, _) if f.is_volatile() => ok = false,
+            Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
+                ok = false
+            }
+            _ => {}
+        });
+        ok
+    }
+
     /// Whether a set-returning function is called in it (a select-list
     /// item run by `Plan::ProjectSet`).
     pub fn contains_srf(&self) -> bool {

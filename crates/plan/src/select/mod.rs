@@ -1296,23 +1296,11 @@ fn having_to_where(q: &mut QueryClauses, input: Plan) -> Plan {
     };
     // The grouping expressions it reads must be safe to evaluate per row
     // too (`GROUP BY random() HAVING random() > 0.5` stays a HAVING).
-    let stable = |g: &Expr| {
-        let mut ok = true;
-        g.walk(&mut |x| match x {
-            Expr::Sub(_) | Expr::Func(crate::functions::Func::Srf(_), _) => ok = false,
-            Expr::Func(f, _) if f.is_volatile() => ok = false,
-            Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
-                ok = false
-            }
-            _ => {}
-        });
-        ok
-    };
     let steady = |e: &Expr| {
         let mut ok = true;
         e.walk(&mut |x| {
             if let Expr::Col(c) = x {
-                ok &= group.get(*c).is_some_and(stable);
+                ok &= group.get(*c).is_some_and(Expr::is_movable);
             }
         });
         ok
