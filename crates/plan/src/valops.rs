@@ -112,6 +112,9 @@ pub fn arith(op: Arith, a: &Value, b: &Value, c: &EvalCtx) -> Result<Value, DbEr
         Arith::Div => BinaryOp::Div,
         Arith::Mod => BinaryOp::Mod,
     };
+    if let Some(r) = ops::same_int_arith(bop, a, b) {
+        return r;
+    }
     ops::binary_op(bop, a, b, c)
 }
 

@@ -688,10 +688,26 @@ impl Table {
         &self,
         rows: &Rows,
         read: &EntryRead<'_>,
-        (key, row): (&[u8], RowId),
+        entry: (&[u8], RowId),
         scratch: &mut Vec<u8>,
         lock_rows: &mut bool,
     ) -> Option<Tuple> {
+        self.entry_version(rows, read, entry, scratch, lock_rows, |row, v| {
+            Self::tuple_of(row, v, read.cols)
+        })
+    }
+
+    /// [`Table::entry_row`] handing the visible version to `take` (under
+    /// the row's latch) instead of decoding it into a new tuple.
+    fn entry_version<R>(
+        &self,
+        rows: &Rows,
+        read: &EntryRead<'_>,
+        (key, row): (&[u8], RowId),
+        scratch: &mut Vec<u8>,
+        lock_rows: &mut bool,
+        take: impl FnOnce(RowId, &Version) -> R,
+    ) -> Option<R> {
         let slot = rows.get(row)?;
         let versions = slot.versions.lock();
         let mut found = None;
@@ -701,7 +717,7 @@ impl Table {
                 && (scratch.as_slice() == key
                     || (read.index.is_multi() && index::blob_has(scratch, key)))
             {
-                found = Some(Self::tuple_of(row, v, read.cols));
+                found = Some(take(row, v));
             }
         }
         if read.snap.ssi.is_some() {
@@ -755,6 +771,68 @@ impl Table {
         });
         // Resume at the first entry not looked at (it is looked at again).
         (out, next)
+    }
+
+    /// [`Table::index_scan_batch`] for a reader with buffers of its own:
+    /// the visible rows are decoded in place into the first `width` (the
+    /// table's column count) slots of `out[0]`, `out[1]`, ... (at most
+    /// `out.len()` rows; the columns `cols` leaves unmarked are not
+    /// touched, see `codec::decode_in_place`), and `heads` gets, per row, where it came
+    /// from and where its stored values ended (as
+    /// [`TableScan::next_in_place`] returns). Nothing is allocated per row
+    /// but the values themselves, and a batch small enough to stay in the
+    /// CPU cache is handed up while it is still there. Returns where the
+    /// next batch resumes (None: the range is exhausted).
+    #[allow(clippy::too_many_arguments)]
+    pub fn index_scan_batch_into(
+        &self,
+        index: &Index,
+        (lo, hi): (Bound<&[Value]>, Bound<&[Value]>),
+        snap: &Snapshot,
+        cols: Option<&[bool]>,
+        backward: bool,
+        resume: Option<&[u8]>,
+        (out, width): (&mut [Vec<Value>], usize),
+        heads: &mut Vec<(TupleHead, usize)>,
+    ) -> Option<Vec<u8>> {
+        assert!(!out.is_empty(), "a batch holds at least one row");
+        heads.clear();
+        let bounds = ByteBounds::new(lo, hi);
+        let mut lock_rows = snap.ssi.is_some();
+        if let Some(id) = snap.ssi {
+            self.mgr.ssi.lock_index(id, index.id, bounds.key_lock());
+        }
+        let upto = cols.map_or(usize::MAX, codec::mask_end);
+        let entries = index.entries.read();
+        let rows = self.rows.read();
+        let mut scratch = Vec::new();
+        let read = EntryRead { index, snap, cols };
+        let mut next = None;
+        crate::index::visit_range_from(&entries, &bounds, resume, backward, |entry, key, row| {
+            let Some(buf) = out.get_mut(heads.len()) else {
+                next = Some(entry.to_vec());
+                return false;
+            };
+            let found = self.entry_version(
+                &rows,
+                &read,
+                (key, row),
+                &mut scratch,
+                &mut lock_rows,
+                |row, v| {
+                    let stored = codec::decode_in_place(&v.data, cols, upto, &mut buf[..width]);
+                    let head = TupleHead {
+                        row,
+                        xmin: v.xmin,
+                        xmax: v.xmax,
+                    };
+                    (head, stored)
+                },
+            );
+            heads.extend(found);
+            true
+        });
+        next
     }
 
     // ----- writing -------------------------------------------------------

@@ -358,6 +358,9 @@ fn concat_op(a: &Value, b: &Value, ctx: &EvalCtx) -> Result<Value, DbError> {
 }
 
 fn arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<Value, DbError> {
+    if let Some(r) = same_int_arith(op, a, b) {
+        return r;
+    }
     let (ta, tb) = (a.data_type(), b.data_type());
     if let Some(c) = num_class(ta, tb) {
         return match c {
@@ -380,6 +383,19 @@ fn arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<Value, DbE
         return Ok(v);
     }
     datetime_arith(op, a, b, ctx)?.ok_or_else(|| no_operator(op.symbol(), ta, tb))
+}
+
+/// Arithmetic on two int4s or two int8s (the common case: a column and a
+/// constant of its type), decided before the general path's type
+/// dispatch; the same results and errors as that path. None: other types.
+pub fn same_int_arith(op: BinaryOp, a: &Value, b: &Value) -> Option<Result<Value, DbError>> {
+    match (a, b) {
+        (Value::Int4(x), Value::Int4(y)) => {
+            Some(int_arith(op, *x as i64, *y as i64, DataType::Int4))
+        }
+        (Value::Int8(x), Value::Int8(y)) => Some(int_arith(op, *x, *y, DataType::Int8)),
+        _ => None,
+    }
 }
 
 fn int_arith(op: BinaryOp, x: i64, y: i64, ty: DataType) -> Result<Value, DbError> {

@@ -46,10 +46,37 @@ pub(crate) trait Eval {
 
 impl Eval for Expr {
     fn test(&self, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
-        if let Expr::Cmp(op, a, b) = self {
-            if let Some(holds) = int_test(*op, a, b, row, ev)? {
-                return Ok(holds);
+        match self {
+            Expr::Cmp(op, a, b) => {
+                if let Some(holds) = int_test(*op, a, b, row, ev)? {
+                    return Ok(holds);
+                }
             }
+            // An AND is true when every item is, an OR when one is: each
+            // item is tested without building its value. Stopping at an
+            // item that is NULL rather than false skips the items after
+            // it, which PostgreSQL leaves free too (the order in which a
+            // condition's parts run is not defined; see "Expression
+            // Evaluation Rules" in its manual).
+            Expr::And(items) => {
+                nestor_common::stack::check()?;
+                for e in items {
+                    if !e.test(row, ev)? {
+                        return Ok(false);
+                    }
+                }
+                return Ok(true);
+            }
+            Expr::Or(items) => {
+                nestor_common::stack::check()?;
+                for e in items {
+                    if e.test(row, ev)? {
+                        return Ok(true);
+                    }
+                }
+                return Ok(false);
+            }
+            _ => {}
         }
         Ok(truthy(&self.eval(row, ev)?) == Some(true))
     }

@@ -153,8 +153,10 @@ pub(crate) fn finish_row(
 }
 
 /// Run `plan`, handing each row to `emit` by reference. A sequential scan
-/// then decodes every row into one buffer and allocates nothing per row
-/// (`scan::seq_scan_ref`); any other plan runs as [`run`] does. For
+/// then decodes every row into one buffer and an index range read into
+/// one batch of buffers, and neither allocates per row
+/// (`scan::seq_scan_ref`, `scan::index_scan_ref`); any other plan runs as
+/// [`run`] does. For
 /// consumers that only read their input rows: projections and
 /// aggregates.
 pub(crate) fn run_ref(
@@ -174,6 +176,19 @@ pub(crate) fn run_ref(
             nestor_common::stack::check()?;
             let cols = (cols.as_ref(), late.as_deref());
             scan::seq_scan_ref(table, filter.as_ref(), cols, ev, emit)
+        }
+        Plan::IndexScan {
+            table,
+            index,
+            keys,
+            filter,
+            cols,
+            order,
+            ..
+        } => {
+            nestor_common::stack::check()?;
+            let keys = (keys, cols.as_deref(), *order);
+            scan::index_scan_ref(table, index, keys, filter.as_ref(), ev, param, emit)
         }
         _ => run(plan, ev, param, &mut |ev, row| emit(ev, &row)),
     }
@@ -398,6 +413,18 @@ fn run_filter(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    // A scan lends its rows: only the ones that pass are copied out, and
+    // nothing is allocated for the rows dropped here. Other inputs hand
+    // over rows they built anyway.
+    if matches!(input, Plan::SeqScan { .. } | Plan::IndexScan { .. }) {
+        return run_ref(input, ev, param, &mut |ev, row| {
+            if pred.test(row, ev)? {
+                emit(ev, row.to_vec())
+            } else {
+                Ok(true)
+            }
+        });
+    }
     run(input, ev, param, &mut |ev, row| {
         if pred.test(&row, ev)? {
             emit(ev, row)

@@ -191,21 +191,25 @@ pub(super) fn index_scan(
     if index.method == nestor_catalog::AccessMethod::Gin {
         return gin_scan(table, index, (keys, cols), filter, ev, param, emit);
     }
-    let unlisted = keys.in_list.is_none() && keys.in_array.is_none();
-    if order != IndexOrder::Unordered && unlisted {
+    let Some(vals) = list_values(keys, ev, param)? else {
         let backward = order == IndexOrder::Backward;
-        return ordered_index_scan(
+        let width = table.columns.len() + SYS_COLS;
+        return range_scan(
             table,
             index,
             (keys, cols, backward),
             filter,
             ev,
             param,
-            emit,
+            &mut |ev, row| emit(ev, std::mem::replace(row, vec![Value::Null; width])),
         );
-    }
+    };
+    // An IN list reads one key after another, each whole (a list is short).
+    let Some(range) = key_range(table, index, keys, ev, param)? else {
+        return Ok(true);
+    };
     ssi_check(ev)?;
-    let (tuples, scans) = index_lookup(table, index, keys, cols, ev, param)?;
+    let (tuples, scans) = in_list_lookup(table, index, (range.prefix, vals), cols, ev)?;
     ev.ctx
         .db
         .stats
@@ -218,6 +222,33 @@ pub(super) fn index_scan(
         }
     }
     Ok(true)
+}
+
+/// [`index_scan`] for a consumer that only reads the rows: a range scan
+/// lends it the batch's buffers; the other index reads run as
+/// [`index_scan`] does.
+pub(super) fn index_scan_ref(
+    table: &TableDef,
+    index: &IndexDef,
+    (keys, cols, order): (&IndexKeys, Option<&[bool]>, IndexOrder),
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut EmitRef,
+) -> Result<bool, DbError> {
+    let ranged = keys.in_list.is_none() && keys.in_array.is_none();
+    if index.method == nestor_catalog::AccessMethod::Gin || !ranged {
+        let keys = (keys, cols, order);
+        return index_scan(table, index, keys, filter, ev, param, &mut |ev, row| {
+            emit(ev, &row)
+        });
+    }
+    populated(table)?;
+    let backward = order == IndexOrder::Backward;
+    let keys = (keys, cols, backward);
+    range_scan(table, index, keys, filter, ev, param, &mut |ev, row| {
+        emit(ev, row)
+    })
 }
 
 /// A GIN index read (`nestor_plan::select::gin`): each condition's value
@@ -293,19 +324,14 @@ pub(super) fn sysview(
     Ok(true)
 }
 
-/// Evaluate index keys and read the matching visible rows; with the
-/// number of lookups made (an IN list makes one per distinct value).
-/// Only the columns `cols` marks are decoded (None: all; the index's key
-/// columns always are).
-fn index_lookup(
-    table: &TableDef,
-    index: &IndexDef,
+/// The values an IN list or `= ANY (array)` on the index's key column
+/// looks up (None: the keys are a range).
+fn list_values(
     keys: &IndexKeys,
-    cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
-) -> Result<(Vec<Tuple>, u64), DbError> {
-    let vals = match (&keys.in_list, &keys.in_array) {
+) -> Result<Option<Vec<Value>>, DbError> {
+    Ok(Some(match (&keys.in_list, &keys.in_array) {
         (Some(list), _) => {
             let mut vals = Vec::with_capacity(list.len());
             for e in list {
@@ -317,12 +343,8 @@ fn index_lookup(
             Value::Array(a) => a.items.clone(),
             _ => Vec::new(), // NULL: `x = ANY (NULL)` is never true
         },
-        (None, None) => return Ok((range_lookup(table, index, keys, cols, ev, param)?, 1)),
-    };
-    let Some(range) = key_range(table, index, keys, ev, param)? else {
-        return Ok((Vec::new(), 0));
-    };
-    in_list_lookup(table, index, (range.prefix, vals), cols, ev)
+        (None, None) => return Ok(None),
+    }))
 }
 
 /// The values of an IN list or `= ANY (array)` on the key column after
@@ -436,74 +458,71 @@ fn key_range(
 }
 
 /// One lookup by equal keys and a range on the next column.
-fn range_lookup(
-    table: &TableDef,
-    index: &IndexDef,
-    keys: &IndexKeys,
-    cols: Option<&[bool]>,
-    ev: &mut Ev,
-    param: &[Value],
-) -> Result<Vec<Tuple>, DbError> {
-    let Some(range) = key_range(table, index, keys, ev, param)? else {
-        return Ok(Vec::new());
-    };
-    let (lo, hi) = range.bounds();
-    let snap = ev.ctx.snapshot;
-    Ok(table
-        .storage
-        .index_scan_only(&index.index, lo, hi, &snap, cols))
-}
-
-/// An index scan that must deliver rows in index order (it replaces an
-/// ORDER BY's sort, usually under a LIMIT): the range is read in batches
-/// of growing size, each handed up before the next is read, so a LIMIT
-/// stops the reading early.
-fn ordered_index_scan(
+/// An index range read (in key order, `backward`: descending), in
+/// batches of growing size: each batch's visible rows are decoded in place
+/// into a set of row buffers (`Table::index_scan_batch_into`), completed
+/// to scan rows, tested against `filter`, and the passing ones handed to
+/// `each`, before the next batch is read. The index lock is not held while
+/// rows flow up the plan; a small first batch lets a LIMIT stop the
+/// reading early; a bounded one keeps the batch in the CPU cache while it
+/// is consumed, and a consumer that keeps a row takes its buffer with it
+/// (`index_scan` puts a new one in its place), so nothing is allocated
+/// for the rows the filter drops.
+fn range_scan(
     table: &TableDef,
     index: &IndexDef,
     (keys, cols, backward): (&IndexKeys, Option<&[bool]>, bool),
     filter: Option<&Expr>,
     ev: &mut Ev,
     param: &[Value],
-    emit: &mut Emit,
+    each: &mut dyn FnMut(&mut Ev, &mut Row) -> Result<bool, DbError>,
 ) -> Result<bool, DbError> {
     let Some(range) = key_range(table, index, keys, ev, param)? else {
         return Ok(true);
     };
     let snap = ev.ctx.snapshot;
-    let (mut resume, mut batch, mut read) = (None::<Vec<u8>>, ORDERED_BATCH_ROWS_FIRST, 0u64);
-    let mut more = true;
-    while more {
+    let width = table.columns.len();
+    let mut bufs: Vec<Row> = Vec::new();
+    let mut heads = Vec::new();
+    let (mut resume, mut batch, mut read, mut n) = (None::<Vec<u8>>, INDEX_BATCH_ROWS_FIRST, 0, 0);
+    let more = loop {
         ssi_check(ev)?;
-        let (rows, next) = table.storage.index_scan_batch(
+        if bufs.len() < batch {
+            bufs.resize_with(batch, || vec![Value::Null; width + SYS_COLS]);
+        }
+        let next = table.storage.index_scan_batch_into(
             &index.index,
             range.bounds(),
             &snap,
             cols,
             backward,
             resume.as_deref(),
-            batch,
+            (&mut bufs[..batch], width),
+            &mut heads,
         );
-        read += rows.len() as u64;
-        for t in rows {
-            let row = scan_row(t, table);
-            if !emit_if(filter, row, ev, emit)? {
+        read += heads.len() as u64;
+        for (row, &(head, stored)) in bufs.iter_mut().zip(&heads) {
+            poll(ev, &mut n)?;
+            finish_row(row, head, stored, table, cols);
+            if filter.map_or(Ok(true), |f| f.test(row, ev))? && !each(ev, row)? {
                 ev.ctx.db.stats.count_scans(index.oid.0, true, 1, read);
                 return Ok(false);
             }
         }
-        more = next.is_some();
-        resume = next;
-        batch = (batch * 4).min(ORDERED_BATCH_ROWS_MAX);
-    }
+        let Some(k) = next else { break true };
+        resume = Some(k);
+        batch = (batch * 4).min(INDEX_BATCH_ROWS_MAX);
+    };
     ev.ctx.db.stats.count_scans(index.oid.0, true, 1, read);
-    Ok(true)
+    ssi_check(ev)?;
+    Ok(more)
 }
 
-/// Rows in the first batch of an ordered index scan (a LIMIT is usually
-/// small), and the most in any batch.
-const ORDERED_BATCH_ROWS_FIRST: usize = 16;
-const ORDERED_BATCH_ROWS_MAX: usize = 4096;
+/// Rows in the first batch of an index range read (a LIMIT is usually
+/// small), and the most in any batch (small enough that a batch of
+/// decoded rows stays in the CPU cache while the plan consumes it).
+const INDEX_BATCH_ROWS_FIRST: usize = 16;
+const INDEX_BATCH_ROWS_MAX: usize = 256;
 
 /// Key values must have the column's own type to compare as the index
 /// does (integers of other widths compare by value already).
