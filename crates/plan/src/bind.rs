@@ -310,6 +310,9 @@ pub struct Binder<'e> {
     /// binding a user aggregate's steps, whose strictness is the called
     /// function's as declared.
     pub no_inline: bool,
+    /// Fold arithmetic on two constants while binding (`bind_arith`); off
+    /// to see an expression as written (`select::index_expr::render`).
+    pub fold_constants: bool,
     /// A write to a descendant laid out differently from the table the
     /// statement names (an UPDATE or DELETE reaching a partition): the
     /// name the rows go by and that table, whose row type and column
@@ -596,6 +599,7 @@ impl<'e> Binder<'e> {
             rls_tables: Vec::new(),
             srf_allowed: false,
             no_inline: false,
+            fold_constants: true,
             whole_row_as: None,
             hidden_ctes: Vec::new(),
         }
@@ -3235,6 +3239,18 @@ impl<'e> Binder<'e> {
             return Err(no_operator(op, lt, rt));
         }
         let ty = ty.base();
+        // Arithmetic on two constants is done now, as PostgreSQL's
+        // constant folding does (`x <= 500 + 5` runs as `x <= 505`, and
+        // EXPLAIN shows it so). One that fails (overflow, division by
+        // zero) is left to fail when it runs, where it would in a branch
+        // that is taken.
+        if let (true, Expr::Const(x), Expr::Const(y)) = (self.fold_constants, &le, &re) {
+            if let Ok(v) = valops::arith(a, x, y, &self.eval) {
+                if !v.is_null() && v.data_type() == ty {
+                    return Ok((Expr::Const(v), ty));
+                }
+            }
+        }
         Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
     }
 

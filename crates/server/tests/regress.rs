@@ -254,6 +254,7 @@ regress!(
     gin_tsvector,
     table_storage_parameters,
     partition_key_types,
+    index_range_batches,
     text_search,
     text_search_headline,
     constraint_using_index,

@@ -37,3 +37,18 @@ CREATE FUNCTION si_rows(int) RETURNS SETOF int LANGUAGE sql AS 'SELECT g FROM ge
 SELECT si_rows(3);
 CREATE FUNCTION si_where(int) RETURNS int LANGUAGE sql AS 'SELECT a FROM si WHERE a = $1';
 SELECT si_where(7);
+-- An index on a call of a function that inlines to its argument is still
+-- an expression index (its definition, and DROP FUNCTION's dependency);
+-- arithmetic on constants is stored as written.
+CREATE FUNCTION inl_same(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1';
+CREATE TABLE inl_ix (a int);
+CREATE INDEX inl_ix_1 ON inl_ix (inl_same(a));
+CREATE INDEX inl_ix_2 ON inl_ix ((inl_same(a) + 1));
+CREATE INDEX inl_ix_3 ON inl_ix ((a + (1 + 2))) WHERE a > 2 * 3;
+SELECT pg_get_indexdef(oid) FROM pg_class WHERE relname LIKE 'inl_ix_%' ORDER BY relname;
+INSERT INTO inl_ix SELECT generate_series(1, 100);
+SELECT a FROM inl_ix WHERE inl_same(a) = 5;
+SELECT a FROM inl_ix WHERE a + (1 + 2) = 12;
+DROP FUNCTION inl_same(int);
+DROP TABLE inl_ix;
+DROP FUNCTION inl_same(int);

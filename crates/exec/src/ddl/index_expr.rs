@@ -73,8 +73,11 @@ pub(super) fn make(
         } else {
             super::index_am::check_key_type(method, ty)?;
         }
-        if let nestor_plan::ir::Expr::Col(c) = bound {
-            // `((a))` is the column, as in PostgreSQL.
+        // `((a))` is the column, as in PostgreSQL; `f(a)` stays a call even
+        // when the SQL function inlines to its argument.
+        let called = index_expr::calls_user_function(ctx.catalog, expr);
+        if let (nestor_plan::ir::Expr::Col(c), false) = (&bound, called) {
+            let c = *c;
             keys.push(IndexKey::Column(c));
             name_parts.push(def.columns[c].name.clone());
             continue;

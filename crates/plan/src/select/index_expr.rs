@@ -83,6 +83,18 @@ pub fn bind_part(
     n: &Node,
     part: Part,
 ) -> Result<(Expr, DataType), DbError> {
+    bind_part_folding(catalog, eval, (text, n), table, part, true)
+}
+
+/// [`bind_part`], with or without the binder's constant folding.
+fn bind_part_folding(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    (text, n): (&str, &Node),
+    table: &Arc<TableDef>,
+    part: Part,
+    fold: bool,
+) -> Result<(Expr, DataType), DbError> {
     if let Some(at) = find_sublink(n) {
         let e = DbError::new(
             SqlState::FeatureNotSupported,
@@ -91,6 +103,7 @@ pub fn bind_part(
         return Err(nestor_parser::ast::err_at(e, text, at));
     }
     let mut b = select::row_binder(catalog, eval, text, table);
+    b.fold_constants = fold;
     let (agg, win) = match part {
         Part::Key => (
             "index expressions",
@@ -181,8 +194,15 @@ pub fn render(
     if calls_user_function(catalog, written) {
         return written_text(written, part);
     }
-    let text = render_node(e, &name);
+    // So is arithmetic on constants, which binding folds (PostgreSQL
+    // stores `a + (1 + 2)`, and folds it only to plan a query).
     let eval = EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0);
+    let text = nestor_parser::deparse_expr(written)?;
+    let unfolded = bind_part_folding(catalog, eval, (&text, written), table, part, false);
+    if unfolded.is_ok_and(|(u, _)| u != *e) {
+        return written_text(written, part);
+    }
+    let text = render_node(e, &name);
     let same = nestor_parser::parse_expr(&text)
         .ok()
         .and_then(|n| bind_part(catalog, eval, &text, table, &n, part).ok())
@@ -193,18 +213,20 @@ pub fn render(
     written_text(written, part)
 }
 
-/// The deparse of what was written, in a predicate's parentheses.
+/// The deparse of what was written, in the parentheses PostgreSQL's
+/// stored form has: a predicate's, and a key's unless it is a plain
+/// function call (`((f(a) + 1))` in pg_get_indexdef, `f(a)` bare).
 fn written_text(written: &Node, part: Part) -> Result<String, DbError> {
-    let written = nestor_parser::deparse_expr(written)?;
+    let text = nestor_parser::deparse_expr(written)?;
     Ok(match part {
-        Part::Predicate => format!("({written})"),
-        Part::Key => written,
+        Part::Key if matches!(written.node.as_ref(), Some(NodeEnum::FuncCall(_))) => text,
+        Part::Predicate | Part::Key => format!("({text})"),
     })
 }
 
 /// Whether an expression as written calls a function the catalog has
 /// (a user-defined one).
-fn calls_user_function(catalog: &Catalog, written: &Node) -> bool {
+pub fn calls_user_function(catalog: &Catalog, written: &Node) -> bool {
     serde_json::to_value(written).is_ok_and(|json| {
         function_calls(&json)
             .iter()
