@@ -437,6 +437,38 @@ fn read_only_check(ev: &Ev, what: &str) -> Result<(), DbError> {
     Ok(())
 }
 
+/// [`read_only_check`] for a statement writing rows of `stmt`: writes to
+/// temporary tables only are allowed in a read-only transaction, as in
+/// PostgreSQL (ExecCheckXactReadOnly: they are invisible to every other
+/// session, and a replica's sessions have their own).
+fn write_check(ev: &Ev, stmt: &PlannedStmt, what: &str) -> Result<(), DbError> {
+    if writes_temp_only(stmt) {
+        return Ok(());
+    }
+    read_only_check(ev, what)
+}
+
+/// Whether every table `stmt` writes is temporary (a query writes none).
+fn writes_temp_only(stmt: &PlannedStmt) -> bool {
+    use nestor_plan::with_modify::WriteStmt;
+    let temp =
+        |t: &nestor_catalog::TableDef| t.persistence == nestor_catalog::Persistence::Temporary;
+    match stmt {
+        PlannedStmt::Query(plan) => locks_rows(plan).is_none(),
+        PlannedStmt::Insert(p) => temp(&p.table),
+        PlannedStmt::Modify(p) => temp(&p.table),
+        PlannedStmt::Merge(p) => temp(&p.table),
+        PlannedStmt::With { writes, main } => {
+            writes.iter().all(|w| match &w.stmt {
+                WriteStmt::Insert(p) => temp(&p.table),
+                WriteStmt::Modify(p) => temp(&p.table),
+                WriteStmt::Instead(_) => false,
+            }) && writes_temp_only(main)
+        }
+        _ => false,
+    }
+}
+
 fn read_only_error(what: &str) -> DbError {
     DbError::new(
         SqlState::ReadOnlySqlTransaction,
@@ -471,7 +503,7 @@ fn execute_planned(
             Ok(CommandTag::Rows(RowsCommand::Select, n))
         }
         PlannedStmt::Insert(p) => {
-            read_only_check(ev, "INSERT")?;
+            write_check(ev, stmt, "INSERT")?;
             let n = crate::modify::exec_insert(p, ev, sink)?;
             Ok(CommandTag::Rows(RowsCommand::Insert, n))
         }
@@ -481,7 +513,7 @@ fn execute_planned(
             } else {
                 ("UPDATE", RowsCommand::Update)
             };
-            read_only_check(ev, what)?;
+            write_check(ev, stmt, what)?;
             let n = crate::members::exec_modify(p, ev, sink)?;
             Ok(CommandTag::Rows(cmd, n))
         }
@@ -496,7 +528,7 @@ fn execute_planned(
             Ok(CommandTag::Rows(cmd, n))
         }
         PlannedStmt::Merge(p) => {
-            read_only_check(ev, "MERGE")?;
+            write_check(ev, stmt, "MERGE")?;
             let n = crate::merge::exec_merge(p, ev, sink)?;
             Ok(CommandTag::Rows(RowsCommand::Merge, n))
         }
@@ -532,7 +564,7 @@ fn execute_planned(
             // PostgreSQL names the main statement: "cannot execute SELECT
             // in a read-only transaction".
             let what = main.command().unwrap_or("SELECT");
-            read_only_check(ev, what)?;
+            write_check(ev, stmt, what)?;
             crate::with_modify::run_writes(writes, ev)?;
             execute_planned(main, ev, sink)
         }
@@ -692,7 +724,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::CreateFunctionStmt(f) if f.is_procedure => "CREATE PROCEDURE",
             NodeEnum::CreateFunctionStmt(_) => "CREATE FUNCTION",
             NodeEnum::CreateStmt(_) => "CREATE TABLE",
-            NodeEnum::DropStmt(_) => "DROP",
+            NodeEnum::DropStmt(d) => crate::ddl::drop_tag(d),
             NodeEnum::AlterTableStmt(_) => "ALTER TABLE",
             NodeEnum::IndexStmt(_) => "CREATE INDEX",
             NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",

@@ -255,6 +255,7 @@ regress!(
     table_storage_parameters,
     partition_key_types,
     index_range_batches,
+    txn_read_only_writes,
     text_search,
     text_search_headline,
     constraint_using_index,

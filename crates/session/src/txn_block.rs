@@ -623,9 +623,18 @@ impl TxnBlock {
         let txn = self.explicit_txn("RELEASE SAVEPOINT")?;
         txn.release(name)?;
         let level = txn.level().0 as usize;
+        // READ ONLY set inside the released savepoint ends with it, as a
+        // subtransaction's end restores PostgreSQL's XactReadOnly (the
+        // other characteristics cannot change inside one).
+        if let Some(before) = self.mark_chars.get(level).copied() {
+            self.chars.read_only = before.read_only;
+            let txn = self.txn.as_mut().expect("a block has a transaction");
+            txn.set_access(self.chars.read_only, self.chars.deferrable);
+        }
         self.merge_notify_into(level as u32);
         settings.release(level + 1);
         self.mark_chars.truncate(level);
+        self.mirror(settings);
         Ok(())
     }
 

@@ -249,6 +249,36 @@ struct PendingCheck {
     column: Option<String>,
 }
 
+/// The command tag of a DROP statement, as PostgreSQL names it (in the
+/// read-only transaction error, for one).
+pub fn drop_tag(ds: &pb::DropStmt) -> &'static str {
+    use pb::ObjectType as O;
+    match O::try_from(ds.remove_type).unwrap_or(O::Undefined) {
+        O::ObjectTable => "DROP TABLE",
+        O::ObjectIndex => "DROP INDEX",
+        O::ObjectSequence => "DROP SEQUENCE",
+        O::ObjectView => "DROP VIEW",
+        O::ObjectMatview => "DROP MATERIALIZED VIEW",
+        O::ObjectFunction => "DROP FUNCTION",
+        O::ObjectProcedure => "DROP PROCEDURE",
+        O::ObjectRoutine => "DROP ROUTINE",
+        O::ObjectAggregate => "DROP AGGREGATE",
+        O::ObjectTrigger => "DROP TRIGGER",
+        O::ObjectRule => "DROP RULE",
+        O::ObjectPolicy => "DROP POLICY",
+        O::ObjectSchema => "DROP SCHEMA",
+        O::ObjectType => "DROP TYPE",
+        O::ObjectDomain => "DROP DOMAIN",
+        O::ObjectCast => "DROP CAST",
+        O::ObjectOpclass => "DROP OPERATOR CLASS",
+        O::ObjectOpfamily => "DROP OPERATOR FAMILY",
+        O::ObjectExtension => "DROP EXTENSION",
+        O::ObjectOperator => "DROP OPERATOR",
+        O::ObjectCollation => "DROP COLLATION",
+        _ => "DROP",
+    }
+}
+
 /// DROP TABLE / INDEX / SEQUENCE.
 pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let kind = pb::ObjectType::try_from(ds.remove_type).unwrap_or(pb::ObjectType::Undefined);
