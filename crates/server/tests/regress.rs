@@ -256,6 +256,7 @@ regress!(
     partition_key_types,
     index_range_batches,
     txn_read_only_writes,
+    polymorphic_aggregates,
     text_search,
     text_search_headline,
     constraint_using_index,

@@ -11,11 +11,19 @@
 //! `name(type, ...) (...)` and the old `name (BASETYPE = type | 'ANY',
 //! ...)` syntax; SFUNC, STYPE, FINALFUNC,
 //! FINALFUNC_EXTRA, INITCOND, COMBINEFUNC (kept, not used: there is no
-//! parallel aggregation). Options that could change results when ignored
-//! (moving-aggregate MSFUNC..., ordered-set and hypothetical forms,
-//! SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY), VARIADIC aggregates and
-//! aggregates of polymorphic arguments are 0A000 naming them; PARALLEL, SSPACE
-//! and SORTOP, which only guide the planner, are accepted.
+//! parallel aggregation). Polymorphic arguments and state types
+//! (`anyelement`, `anycompatiblearray`, ...) resolve at each call as a
+//! polymorphic function's do (`plan/src/bind/polymorphic.rs`); CREATE
+//! checks the steps with the element types taken as integer and as text,
+//! and a result type that follows them is polymorphic. The
+//! moving-aggregate options (MSFUNC, MINVFUNC, MSTYPE, MFINALFUNC, ...)
+//! are checked and not kept: PostgreSQL requires them to give the plain
+//! steps' results, and Nestor always runs the plain steps (pg_aggregate
+//! shows no moving implementation). Options that could change results
+//! when ignored (ordered-set and hypothetical forms,
+//! SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY), VARIADIC aggregates and the
+//! `"any"` type are 0A000 naming them; PARALLEL, SSPACE and SORTOP, which
+//! only guide the planner, are accepted.
 
 use std::sync::Arc;
 
@@ -63,6 +71,7 @@ pub fn create_aggregate(
         finalfunc_extra: false,
     };
     let mut stype = None;
+    let mut moving = Moving::default();
     for d in &ds.definition {
         let NodeEnum::DefElem(e) = node(d)? else {
             continue;
@@ -90,6 +99,15 @@ pub fn create_aggregate(
                 })
             }
             "parallel" | "sspace" | "sortop" => {}
+            // The moving-aggregate implementation: PostgreSQL may use it
+            // for a window frame whose start moves, and requires it to
+            // give the plain implementation's results; Nestor always runs
+            // the plain one. Checked to exist, not kept.
+            "msfunc" => moving.sfunc = Some(text(value)?),
+            "minvfunc" => moving.invfunc = Some(text(value)?),
+            "mfinalfunc" => moving.finalfunc = Some(text(value)?),
+            "mstype" => moving.stype = Some(type_of(value)?),
+            "minitcond" | "msspace" | "mfinalfunc_extra" | "mfinalfunc_modify" => {}
             other => {
                 return Err(DbError::unsupported(format!(
                     "CREATE AGGREGATE option {}",
@@ -114,15 +132,16 @@ pub fn create_aggregate(
         ));
     }
     spec.stype = stype;
-    let planner = nestor_plan::select::plan_query;
-    let steps = nestor_plan::bind::user_agg::steps((ctx.catalog, ctx.eval, planner), &spec, &args)
-        .map_err(|mut e| {
-            // PostgreSQL's lookup of the steps names the call only.
-            if e.code == SqlState::UndefinedFunction {
-                e.hint = None;
-            }
-            e
-        })?;
+    let poly = |t: &DataType| matches!(t, DataType::Poly(_));
+    if let (DataType::Poly(p), false) = (stype, args.iter().any(poly)) {
+        return Err(DbError::new(
+            SqlState::InvalidFunctionDefinition,
+            "cannot determine transition data type",
+        )
+        .with_detail(polymorphic_result_detail(p)));
+    }
+    let result = aggregate_result(ctx, &spec, &args)?;
+    check_moving(ctx, &moving, &spec, &args)?;
     let existing = ctx
         .catalog
         .functions(&name)
@@ -141,7 +160,7 @@ pub fn create_aggregate(
                     .with_detail(format!("\"{name}\" is a function.")),
             )
         }
-        Some(prev) if prev.returns != Returns::Scalar(steps.result) => {
+        Some(prev) if prev.returns != Returns::Scalar(result) => {
             return Err(DbError::new(
                 SqlState::InvalidFunctionDefinition,
                 "cannot change return type of existing function",
@@ -165,7 +184,7 @@ pub fn create_aggregate(
                 default: None,
             })
             .collect(),
-        returns: Returns::Scalar(steps.result),
+        returns: Returns::Scalar(result),
         retset: false,
         language: Language::Sql,
         body: String::new(),
@@ -179,6 +198,158 @@ pub fn create_aggregate(
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutFunction(Arc::new(def)))?;
     Ok(CommandTag::Plain("CREATE AGGREGATE"))
+}
+
+/// PostgreSQL's DETAIL for a polymorphic type no argument determines
+/// (check_valid_polymorphic_signature).
+fn polymorphic_result_detail(p: nestor_types::datatype::Poly) -> String {
+    use nestor_types::datatype::Poly;
+    let needs = match p {
+        Poly::AnyCompatible
+        | Poly::AnyCompatibleArray
+        | Poly::AnyCompatibleNonArray
+        | Poly::AnyCompatibleRange => {
+            "anycompatible, anycompatiblearray, anycompatiblenonarray, anycompatiblerange, or anycompatiblemultirange"
+        }
+        Poly::AnyRange => "anyrange or anymultirange",
+        _ => "anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange",
+    };
+    format!(
+        "A result of type {} requires at least one input of type {needs}.",
+        p.name()
+    )
+}
+
+/// The moving-aggregate options (MSFUNC, MINVFUNC, MSTYPE, MFINALFUNC).
+#[derive(Default)]
+struct Moving {
+    sfunc: Option<String>,
+    invfunc: Option<String>,
+    stype: Option<DataType>,
+    finalfunc: Option<String>,
+}
+
+/// The moving-aggregate functions must exist for the moving state type
+/// (with polymorphic arguments taken as integer), as PostgreSQL's
+/// AggregateCreate checks.
+fn check_moving(
+    ctx: &StatementCtx,
+    m: &Moving,
+    spec: &AggregateSpec,
+    args: &[DataType],
+) -> Result<(), DbError> {
+    // PostgreSQL's DefineAggregate checks, in its order.
+    let Some(stype) = m.stype else {
+        for (given, what) in [
+            (&m.sfunc, "msfunc"),
+            (&m.invfunc, "minvfunc"),
+            (&m.finalfunc, "mfinalfunc"),
+        ] {
+            if given.is_some() {
+                return Err(invalid(&format!(
+                    "aggregate {what} must not be specified without mstype"
+                )));
+            }
+        }
+        return Ok(());
+    };
+    let Some(sfunc) = &m.sfunc else {
+        return Err(invalid(
+            "aggregate msfunc must be specified when mstype is specified",
+        ));
+    };
+    let Some(invfunc) = &m.invfunc else {
+        return Err(invalid(
+            "aggregate minvfunc must be specified when mstype is specified",
+        ));
+    };
+    let r = nestor_plan::bind::polymorphic::Resolution::with_element(DataType::Int4);
+    let args = args
+        .iter()
+        .map(|&t| r.concrete(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    for (step, finalfunc) in [(sfunc, &m.finalfunc), (invfunc, &None)] {
+        let moving = AggregateSpec {
+            sfunc: step.clone(),
+            stype: r.concrete(stype)?,
+            finalfunc: finalfunc.clone(),
+            initcond: None,
+            ..spec.clone()
+        };
+        checked_steps(ctx, &moving, &args)?;
+    }
+    Ok(())
+}
+
+/// The steps bound for arguments of types `args` (checking that the
+/// functions exist and fit), with PostgreSQL's message for a missing one.
+fn checked_steps(
+    ctx: &StatementCtx,
+    spec: &AggregateSpec,
+    args: &[DataType],
+) -> Result<nestor_plan::ir::UserAggSteps, DbError> {
+    let planner = nestor_plan::select::plan_query;
+    nestor_plan::bind::user_agg::steps((ctx.catalog, ctx.eval, planner), spec, args).map_err(
+        |mut e| {
+            // PostgreSQL's lookup of the steps names the call only.
+            if e.code == SqlState::UndefinedFunction {
+                e.hint = None;
+            }
+            e
+        },
+    )
+}
+
+/// The aggregate's result type, checking its steps. A polymorphic one is
+/// checked with its element types resolved to integer, then to text: a
+/// result type that changes with them is polymorphic too (the state's
+/// type when there is no final function, else the family the element
+/// types belong to).
+fn aggregate_result(
+    ctx: &StatementCtx,
+    spec: &AggregateSpec,
+    args: &[DataType],
+) -> Result<DataType, DbError> {
+    use nestor_plan::bind::polymorphic::Resolution;
+    use nestor_types::datatype::Poly;
+    let poly = |t: &DataType| matches!(t, DataType::Poly(_));
+    if !args.iter().any(poly) {
+        return Ok(checked_steps(ctx, spec, args)?.result);
+    }
+    let mut results = Vec::with_capacity(2);
+    for elem in [DataType::Int4, DataType::Text] {
+        let r = Resolution::with_element(elem);
+        let args = args
+            .iter()
+            .map(|&t| r.concrete(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        let spec = AggregateSpec {
+            stype: r.concrete(spec.stype)?,
+            ..spec.clone()
+        };
+        results.push((elem, checked_steps(ctx, &spec, &args)?.result));
+    }
+    let [(_, a), (_, b)] = [results[0], results[1]];
+    if a == b {
+        return Ok(a);
+    }
+    if spec.finalfunc.is_none() {
+        return Ok(spec.stype);
+    }
+    let compatible = args.iter().any(|t| {
+        matches!(
+            t,
+            DataType::Poly(
+                Poly::AnyCompatible | Poly::AnyCompatibleArray | Poly::AnyCompatibleNonArray
+            )
+        )
+    });
+    Ok(DataType::Poly(match (compatible, a.is_array()) {
+        (false, false) => Poly::AnyElement,
+        (false, true) => Poly::AnyArray,
+        (true, false) => Poly::AnyCompatible,
+        (true, true) => Poly::AnyCompatibleArray,
+    }))
 }
 
 /// The arguments of `name(type, ...)` (none for `name(*)`); 0A000 for
@@ -223,16 +394,15 @@ fn new_style_arguments(ds: &pb::DefineStmt) -> Result<Vec<DataType>, DbError> {
     Ok(types)
 }
 
-/// A type named in the definition (0A000 for the polymorphic ones).
+/// A type named in the definition: also a polymorphic pseudo-type
+/// (`anyelement`, `anycompatiblearray`, ...); `"any"` is 0A000.
 fn type_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
     let names = bind::names(&tn.names);
     let last = names.last().map(String::as_str).unwrap_or("");
-    if last.starts_with("any") || last == "\"any\"" {
-        return Err(DbError::unsupported(format!(
-            "aggregates over the polymorphic type {last}"
-        )));
+    if last == "any" {
+        return Err(DbError::unsupported("aggregates over the type \"any\""));
     }
-    bind::type_from_name(tn)
+    bind::signature_type_from_name(tn)
 }
 
 fn type_of(value: Option<&NodeEnum>) -> Result<DataType, DbError> {

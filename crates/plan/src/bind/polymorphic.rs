@@ -244,7 +244,7 @@ impl Resolution {
     }
 
     /// The concrete type for a declared one.
-    pub(crate) fn concrete(&self, t: DataType) -> Result<DataType, DbError> {
+    pub fn concrete(&self, t: DataType) -> Result<DataType, DbError> {
         let DataType::Poly(p) = t else {
             return Ok(t);
         };
@@ -272,6 +272,19 @@ impl Resolution {
             }
             Poly::AnyRange => self.range.ok_or_else(unresolved),
             Poly::AnyCompatibleRange => self.compatible_range.ok_or_else(unresolved),
+        }
+    }
+
+    /// Every element type resolved to `t` (the array types to its array
+    /// type): what CREATE AGGREGATE binds a polymorphic aggregate's steps
+    /// with, to check them and to see which types follow the input's.
+    pub fn with_element(t: DataType) -> Resolution {
+        Resolution {
+            elem: Some(t),
+            array: None,
+            compatible: Some(t),
+            range: None,
+            compatible_range: None,
         }
     }
 

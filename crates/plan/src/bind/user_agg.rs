@@ -114,12 +114,22 @@ pub fn steps(
     })
 }
 
-/// Whether a bound call is strict: a user function as declared; the
-/// built-ins PostgreSQL's aggregates use are.
+/// Whether a bound call is strict: a user function as declared; a
+/// built-in as PostgreSQL declares it (most are; the array builders
+/// that aggregate definitions use as steps are not, so `array_append`
+/// collects NULLs).
 fn strict(e: &Expr) -> bool {
+    const NOT_STRICT: &[&str] = &[
+        "array_append",
+        "array_prepend",
+        "array_cat",
+        "concat",
+        "concat_ws",
+    ];
     match e {
         Expr::UserFunc(f, _) => f.0.strict,
         Expr::Cast(inner, _) => strict(inner),
+        Expr::Func(crate::functions::Func::Library(f), _) => !NOT_STRICT.contains(&f.name),
         _ => true,
     }
 }
@@ -292,12 +302,38 @@ impl Binder<'_> {
                 })
             })
         };
-        let Some(def) = exact.or_else(loose) else {
+        // A polymorphic aggregate takes arguments its declared types
+        // resolve consistently for (as a polymorphic function does).
+        let pairs = |f: &Arc<FunctionDef>| -> Vec<(DataType, DataType)> {
+            f.input_types()
+                .into_iter()
+                .zip(args.iter().copied())
+                .collect()
+        };
+        let poly = || {
+            cands
+                .iter()
+                .filter(arity)
+                .find(|f| f.is_polymorphic() && super::polymorphic::consistent(&pairs(f)))
+        };
+        let Some(def) = exact.or_else(poly).or_else(loose) else {
             return Ok(None);
         };
-        let want = def.input_types();
-        let spec = def.aggregate.as_ref().expect("an aggregate");
-        let steps = steps((self.catalog, self.eval, self.plan_query), spec, &want)?;
+        let declared = def.aggregate.as_ref().expect("an aggregate");
+        let (want, spec) = if def.is_polymorphic() {
+            let r = super::polymorphic::Resolution::of(&pairs(def))?;
+            let want = def
+                .input_types()
+                .into_iter()
+                .map(|t| r.concrete(t))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut spec = (**declared).clone();
+            spec.stype = r.concrete(spec.stype)?;
+            (want, std::borrow::Cow::Owned(spec))
+        } else {
+            (def.input_types(), std::borrow::Cow::Borrowed(&**declared))
+        };
+        let steps = steps((self.catalog, self.eval, self.plan_query), &spec, &want)?;
         Ok(Some((
             Arc::new(UserAgg {
                 def: UserFn(def.clone()),
