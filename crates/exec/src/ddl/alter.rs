@@ -746,6 +746,7 @@ fn drop_column(
     if !policies.is_empty() {
         super::policy::drop_for_column(ctx, def, pos, &policies, cascade)?;
     }
+    super::view::drop_views_on_column(ctx, def, pos, cascade)?;
     for d in dependents {
         let cur = ctx
             .catalog

@@ -92,6 +92,9 @@ pub(super) fn alter_column_type(
     let using = cd.raw_default.as_deref();
     super::generated::check_alter_type(ctx, def, pos, using.is_some())?;
     if using.is_none() && new_ty == old_ty {
+        // PostgreSQL refuses it all the same (it rebuilds what reads the
+        // column whatever the new type).
+        refuse_if_views_read(ctx, def, pos)?;
         if col.domain.is_some() {
             // From a domain to its base type: the values stay.
             let mut new = (**def).clone();
@@ -208,16 +211,7 @@ pub(super) fn alter_column_type(
         other => other.clone(),
     };
 
-    if let Some(v) = super::view::view_reading_column(ctx, def.oid, &col.name)? {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "cannot alter type of a column used by a view or rule",
-        )
-        .with_detail(format!(
-            "rule _RETURN on view {} depends on column \"{}\"",
-            v.name, col.name
-        )));
-    }
+    refuse_if_views_read(ctx, def, pos)?;
     let own_fk = def.foreign_keys.iter().find(|f| f.columns.contains(&pos));
     let other_fk = ctx
         .catalog
@@ -355,6 +349,26 @@ fn at(e: DbError, text: &str, n: &pb::Node) -> DbError {
         Ok(ne) => nestor_parser::ast::err_at(e, text, nestor_parser::ast::expr_location(ne)),
         Err(_) => e,
     }
+}
+
+/// 0A000 when a view reads column `pos` of `def` (PostgreSQL's
+/// dependency on it from the view's `_RETURN` rule).
+fn refuse_if_views_read(
+    ctx: &StatementCtx,
+    def: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<(), DbError> {
+    let Some(v) = super::view::view_reading_column(ctx, def, pos)? else {
+        return Ok(());
+    };
+    Err(DbError::new(
+        SqlState::FeatureNotSupported,
+        "cannot alter type of a column used by a view or rule",
+    )
+    .with_detail(format!(
+        "rule _RETURN on view {} depends on column \"{}\"",
+        v.name, def.columns[pos].name
+    )))
 }
 
 /// Two rewritten rows with the same key: PostgreSQL reports it as the

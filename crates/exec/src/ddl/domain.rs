@@ -660,6 +660,9 @@ pub(super) enum Dependent {
     Function(String),
     /// A cast from or to it (CREATE CAST; never used, but kept).
     Cast(Arc<nestor_catalog::cast::CastDef>),
+    /// A view reading a dropped column, or over such a view, with
+    /// PostgreSQL's reason (`view v depends on column c of table t`).
+    View(Arc<nestor_catalog::ViewDef>, String),
 }
 
 impl Dependent {
@@ -670,6 +673,15 @@ impl Dependent {
             Dependent::Attribute(t, a) => format!("column {a} of composite type {t}"),
             Dependent::Function(f) => format!("function {f}"),
             Dependent::Cast(c) => super::cast::describe(c),
+            Dependent::View(v, _) => format!("view {}", v.name),
+        }
+    }
+
+    /// Its DETAIL line when the DROP lacks CASCADE: what it depends on.
+    fn reason(&self, on: &str) -> String {
+        match self {
+            Dependent::View(_, why) => why.clone(),
+            d => format!("{} depends on type {on}", d.describe()),
         }
     }
 }
@@ -779,15 +791,30 @@ pub(super) fn drop_domain_defs(
                     drops.push(child);
                 }
             }
+            let column = match &d {
+                Dependent::Column(t, c) => ctx.catalog.table(t).zip(Some(c.clone())),
+                _ => None,
+            };
             deps.push((d, on));
+            // The views reading the column go with it (and those over them).
+            if let Some((t, c)) = column {
+                let pos = super::alter::existing_column(&t, &c)?;
+                for (v, why) in super::view::views_dropped_with_column(ctx, &t, pos)? {
+                    let seen = deps
+                        .iter()
+                        .any(|(x, _)| matches!(x, Dependent::View(w, _) if w.oid == v.oid));
+                    if !seen {
+                        deps.push((Dependent::View(v, why), String::new()));
+                    }
+                }
+            }
         }
         k += 1;
     }
     if !cascade && !deps.is_empty() {
         return Err(super::dependents_remain(
             format_args!("type {}", drops[0].name),
-            deps.iter()
-                .map(|(d, on)| format!("{} depends on type {on}", d.describe())),
+            deps.iter().map(|(d, on)| d.reason(on)),
         ));
     }
     if deps
@@ -817,6 +844,15 @@ pub(super) fn drop_domain_defs(
             );
         }
     }
+    // Views first: nothing is left reading a dropped column.
+    let views: Vec<_> = deps
+        .iter()
+        .filter_map(|(d, _)| match d {
+            Dependent::View(v, why) => Some((v.clone(), why.clone())),
+            _ => None,
+        })
+        .collect();
+    super::view::drop_views_cascaded(ctx, &views)?;
     for (d, _) in &deps {
         if let Dependent::Cast(c) = d {
             super::cast::drop_all(ctx, vec![c.clone()])?;

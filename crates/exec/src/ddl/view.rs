@@ -68,7 +68,9 @@ pub fn create_view(
     };
     // Described, not run: no policies (PostgreSQL stores the view's
     // query before its rewriter would apply them).
-    let out = nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.describe)(ctx, text, &raw))?;
+    let (out, needs) = nestor_plan::select::rls::unapplied(|| {
+        crate::statement::describe_query_needs(ctx, text, &raw)
+    })?;
     if let Some(pb::node::Node::SelectStmt(sel)) = query.node.as_ref() {
         if sel
             .with_clause
@@ -120,6 +122,7 @@ pub fn create_view(
         columns.push((name, ty));
     }
     let (depends_on, reads_temp) = relations_read(ctx, query)?;
+    let column_deps = columns_read(&needs, &depends_on);
     // A view over TEMP objects is TEMP itself, as in PostgreSQL.
     let temporary = rv.relpersistence == "t" || reads_temp;
     if reads_temp && rv.relpersistence != "t" {
@@ -181,6 +184,7 @@ pub fn create_view(
             .as_ref()
             .map(|p| p.defaults.clone())
             .unwrap_or_default(),
+        column_deps: Some(column_deps),
     };
     let def = Arc::new(def);
     if check_option != ViewCheckOption::None {
@@ -802,27 +806,179 @@ pub(crate) fn rename_in_views(
     Ok(())
 }
 
-/// The first view that reads column `column` of relation `oid` directly:
-/// its query names the column (a column reference ending in that name)
-/// or selects `*`. PostgreSQL records column dependencies; Nestor keeps
-/// the query as text, so a same-named column of another table the view
-/// reads counts too (which only makes ALTER COLUMN TYPE stricter).
+/// The columns of each relation a view's query reads directly, from the
+/// privileges its plan needs: the needs checked as the current role (what
+/// a view it reads reads is checked as that view's owner) on relations
+/// the query names, which the binder marks column by column as it binds
+/// references to them (a `*` expanded into each column).
+pub(crate) fn columns_read(
+    needs: &[nestor_plan::perm::Perm],
+    named: &[RelId],
+) -> Vec<(RelId, Vec<i16>)> {
+    let mut out: Vec<(RelId, Vec<i16>)> = Vec::new();
+    for p in needs {
+        let direct = p.kind == nestor_catalog::acl::ObjKind::Table
+            && p.check_as.is_none()
+            && named.contains(&RelId(p.oid));
+        if !direct || p.cols.select.is_empty() {
+            continue;
+        }
+        match out.iter_mut().find(|(r, _)| r.0 == p.oid) {
+            Some((_, cols)) => {
+                for &a in &p.cols.select {
+                    nestor_plan::perm::add_col(cols, a);
+                }
+            }
+            None => out.push((RelId(p.oid), p.cols.select.clone())),
+        }
+    }
+    out
+}
+
+/// The views that read column `pos` of table `t` directly, in creation
+/// order: their recorded column dependencies, or for a view recorded
+/// without them, its query naming the column (a column reference ending
+/// in its name, which a same-named column of another table also matches)
+/// or selecting `*`.
+pub(crate) fn views_reading_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<Arc<ViewDef>>, DbError> {
+    let attnum = i16::try_from(pos + 1).unwrap_or(i16::MAX);
+    let column = &t.columns[pos].name;
+    let mut out = Vec::new();
+    for v in ctx.catalog.views_on(t.oid) {
+        let reads = match &v.column_deps {
+            Some(deps) => deps
+                .iter()
+                .any(|(r, cols)| *r == t.oid && cols.contains(&attnum)),
+            None => query_names_column(&v.query, column)?,
+        };
+        if reads {
+            out.push(v);
+        }
+    }
+    out.sort_by_key(|v| v.oid.0);
+    Ok(out)
+}
+
+/// The first view that reads column `pos` of table `t` directly.
 pub(crate) fn view_reading_column(
     ctx: &StatementCtx,
-    oid: RelId,
-    column: &str,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
 ) -> Result<Option<Arc<ViewDef>>, DbError> {
-    for v in ctx.catalog.views_on(oid) {
-        let stmts = nestor_parser::parse_sql(&v.query)?;
-        for raw in &stmts {
-            let json = serde_json::to_value(&raw.stmt)
-                .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
-            if names_column(&json, column) {
-                return Ok(Some(v));
+    Ok(views_reading_column(ctx, t, pos)?.into_iter().next())
+}
+
+/// The views to drop with column `pos` of table `t` (those reading it
+/// and the views over them), each with PostgreSQL's reason for it ("view
+/// v depends on column c of table t", "view w depends on view v"), in
+/// that order: each view's dependents follow it.
+pub(crate) fn views_dropped_with_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<(Arc<ViewDef>, String)>, DbError> {
+    let column = format!("column {} of table {}", t.columns[pos].name, t.name);
+    let mut out: Vec<(Arc<ViewDef>, String)> = Vec::new();
+    for v in views_reading_column(ctx, t, pos)? {
+        if out.iter().any(|(x, _)| x.oid == v.oid) {
+            continue;
+        }
+        let over = format!("view {}", v.name);
+        let oid = v.oid;
+        let line = format!("{over} depends on {column}");
+        out.push((v, line));
+        for (w, on) in views_in_order(ctx, oid, &over) {
+            if !out.iter().any(|(x, _)| x.oid == w.oid) {
+                let line = format!("view {} depends on {on}", w.name);
+                out.push((w, line));
             }
         }
     }
-    Ok(None)
+    Ok(out)
+}
+
+/// Drop the views `views` (from [`views_dropped_with_column`]) for a
+/// cascaded drop whose NOTICE the caller gave: dependents first.
+pub(crate) fn drop_views_cascaded(
+    ctx: &mut StatementCtx,
+    views: &[(Arc<ViewDef>, String)],
+) -> Result<(), DbError> {
+    let oids: Vec<RelId> = views.iter().map(|(v, _)| v.oid).collect();
+    for (v, _) in views.iter().rev() {
+        let name = ctx.catalog.qualify(v.namespace, &v.name);
+        drop_view(ctx, &name, &oids, true)?;
+    }
+    Ok(())
+}
+
+/// DROP COLUMN of column `pos` of table `t` that views or materialized
+/// views read: 2BP01 naming them (and the views over them), or with
+/// CASCADE they go (PostgreSQL's messages).
+pub(crate) fn drop_views_on_column(
+    ctx: &mut StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+    cascade: bool,
+) -> Result<(), DbError> {
+    let views = views_dropped_with_column(ctx, t, pos)?;
+    let matviews = super::matview::reading_column(ctx, t, pos)?;
+    if views.is_empty() && matviews.is_empty() {
+        return Ok(());
+    }
+    let column = format!("column {} of table {}", t.columns[pos].name, t.name);
+    let mut lines: Vec<String> = views.iter().map(|(_, why)| why.clone()).collect();
+    let mut gone: Vec<String> = views
+        .iter()
+        .map(|(v, _)| format!("view {}", v.name))
+        .collect();
+    for m in &matviews {
+        lines.push(format!("materialized view {} depends on {column}", m.name));
+        gone.push(format!("materialized view {}", m.name));
+        for v in dependent_views(ctx, m.oid) {
+            if !views.iter().any(|(x, _)| x.oid == v.oid) {
+                lines.push(format!(
+                    "view {} depends on materialized view {}",
+                    v.name, m.name
+                ));
+                gone.push(format!("view {}", v.name));
+            }
+        }
+    }
+    if !cascade {
+        return Err(super::dependents_remain(column, lines));
+    }
+    drop_views_cascaded(ctx, &views)?;
+    // One NOTICE for all of them (dropping each would give its own).
+    let before = ctx.notices.len();
+    for m in &matviews {
+        if ctx.catalog.table_by_oid(m.oid).is_none() {
+            continue;
+        }
+        let name = ctx.catalog.qualify(m.namespace, &m.name);
+        let inner = format!("materialized view {}", m.name);
+        drop_dependent_views(ctx, m.oid, &inner, &[], true)?;
+        super::drop_table(ctx, &name)?;
+    }
+    ctx.notices.truncate(before);
+    super::cascades_notice(ctx, &gone);
+    Ok(())
+}
+
+/// Whether a query (SQL text) has a column reference ending in `column`,
+/// or a `*`.
+fn query_names_column(query: &str, column: &str) -> Result<bool, DbError> {
+    for raw in &nestor_parser::parse_sql(query)? {
+        let json = serde_json::to_value(&raw.stmt)
+            .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+        if names_column(&json, column) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn names_column(v: &serde_json::Value, column: &str) -> bool {

@@ -1,0 +1,80 @@
+-- Views depend on the table columns they read (PostgreSQL's pg_depend):
+-- DROP COLUMN and ALTER COLUMN TYPE of one are refused, CASCADE drops the
+-- views; DROP DOMAIN ... CASCADE drops the views reading the columns it
+-- drops.
+CREATE TABLE users (id int, seq int, moredrop int, extra text);
+INSERT INTO users VALUES (1, 10, 100, 'x'), (2, 20, 200, 'y');
+-- SELECT * is expanded when the view is made: a later column is no
+-- dependency.
+CREATE VIEW usersview AS SELECT * FROM users;
+ALTER TABLE users ADD COLUMN later int;
+ALTER TABLE users DROP COLUMN later;
+ALTER TABLE users DROP COLUMN moredrop;
+ALTER TABLE users ALTER COLUMN seq TYPE numeric;
+SELECT * FROM usersview ORDER BY id;
+-- Views over the view are listed and dropped with it.
+CREATE VIEW overview AS SELECT id FROM usersview;
+CREATE VIEW seqview AS SELECT seq FROM users WHERE id > 0;
+ALTER TABLE users DROP COLUMN moredrop;
+ALTER TABLE users DROP COLUMN seq;
+ALTER TABLE users DROP COLUMN moredrop CASCADE;
+SELECT relname FROM pg_class WHERE relname IN ('usersview', 'overview', 'seqview') ORDER BY 1;
+SELECT * FROM users ORDER BY id;
+-- A column no view reads goes; one seqview reads does not.
+ALTER TABLE users DROP COLUMN extra;
+ALTER TABLE users ALTER COLUMN id TYPE bigint;
+ALTER TABLE users ALTER COLUMN seq TYPE numeric;
+-- A column of the same name in another table the view reads is not the
+-- one it depends on.
+CREATE TABLE other (seq int, z int);
+CREATE VIEW joined AS SELECT users.id, other.z FROM users, other;
+ALTER TABLE other DROP COLUMN seq;
+ALTER TABLE users ALTER COLUMN id TYPE int;
+ALTER TABLE other DROP COLUMN z;
+-- Renamed columns stay dependencies.
+ALTER TABLE users RENAME COLUMN seq TO seq2;
+ALTER TABLE users DROP COLUMN seq2;
+BEGIN;
+ALTER TABLE users DROP COLUMN seq2 CASCADE;
+ROLLBACK;
+SELECT * FROM seqview;
+-- Counting rows reads no column; a whole-row reference depends on the
+-- table, not its columns.
+CREATE TABLE counted (a int, b int);
+CREATE VIEW countview AS SELECT count(*) FROM counted;
+ALTER TABLE counted DROP COLUMN a;
+SELECT * FROM countview;
+-- Several views on one column, in creation order.
+CREATE TABLE t (a int, b int, c int);
+CREATE VIEW v1 AS SELECT a, b FROM t;
+CREATE VIEW v2 AS SELECT a FROM v1;
+CREATE VIEW v3 AS SELECT c FROM t;
+CREATE VIEW v4 AS SELECT t.b, x.b AS xb FROM t JOIN t AS x USING (a);
+ALTER TABLE t DROP COLUMN b;
+ALTER TABLE t DROP COLUMN a;
+ALTER TABLE t DROP COLUMN c;
+ALTER TABLE t DROP COLUMN b CASCADE;
+ALTER TABLE t DROP COLUMN c CASCADE;
+\d t
+-- DROP DOMAIN: the columns of the domain, the views reading them and the
+-- views over those.
+CREATE DOMAIN intdom1 AS int;
+CREATE TABLE ddtest1 (f1 intdom1, f2 int);
+CREATE VIEW ddv AS SELECT f1, f2 FROM ddtest1;
+CREATE VIEW ddv3 AS SELECT f2 FROM ddv;
+CREATE VIEW ddv4 AS SELECT f2 FROM ddtest1;
+DROP DOMAIN intdom1;
+DROP DOMAIN intdom1 CASCADE;
+\d ddtest1
+SELECT relname FROM pg_class WHERE relname LIKE 'ddv%' ORDER BY 1;
+SELECT * FROM ddv4;
+-- Materialized views too, and the views over them.
+CREATE TABLE mt (a int, b int, c int);
+INSERT INTO mt VALUES (1, 2, 3);
+CREATE MATERIALIZED VIEW mv AS SELECT a, b FROM mt;
+CREATE VIEW mvv AS SELECT a FROM mv;
+ALTER TABLE mt DROP COLUMN b;
+ALTER TABLE mt DROP COLUMN c;
+ALTER TABLE mt DROP COLUMN b CASCADE;
+SELECT relname FROM pg_class WHERE relname IN ('mv', 'mvv');
+SELECT * FROM mt;
