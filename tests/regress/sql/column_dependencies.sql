@@ -78,3 +78,17 @@ ALTER TABLE mt DROP COLUMN c;
 ALTER TABLE mt DROP COLUMN b CASCADE;
 SELECT relname FROM pg_class WHERE relname IN ('mv', 'mvv');
 SELECT * FROM mt;
+-- A function returning the table's row type, called in FROM: the view
+-- depends on the columns of the row type (here all of them, by *).
+CREATE TABLE users2 (userid text, seq int, moredrop int);
+INSERT INTO users2 VALUES ('id', 1, 11);
+CREATE FUNCTION get_users2() RETURNS SETOF users2 LANGUAGE sql STABLE
+  AS 'SELECT * FROM users2 ORDER BY userid';
+CREATE VIEW users2view AS
+  SELECT * FROM ROWS FROM (get_users2(), generate_series(10, 11)) WITH ORDINALITY;
+CREATE VIEW users2plain AS SELECT * FROM get_users2();
+SELECT * FROM users2view;
+ALTER TABLE users2 DROP COLUMN moredrop;
+ALTER TABLE users2 ALTER COLUMN seq TYPE numeric;
+ALTER TABLE users2 DROP COLUMN moredrop CASCADE;
+SELECT * FROM users2;

@@ -122,7 +122,12 @@ pub fn create_view(
         columns.push((name, ty));
     }
     let (depends_on, reads_temp) = relations_read(ctx, query)?;
-    let column_deps = columns_read(&needs, &depends_on);
+    let mut column_deps = columns_read(&needs, &depends_on);
+    for (rel, cols) in row_type_columns(ctx, query)? {
+        if !column_deps.iter().any(|(r, _)| *r == rel) {
+            column_deps.push((rel, cols));
+        }
+    }
     // A view over TEMP objects is TEMP itself, as in PostgreSQL.
     let temporary = rv.relpersistence == "t" || reads_temp;
     if reads_temp && rv.relpersistence != "t" {
@@ -835,6 +840,80 @@ pub(crate) fn columns_read(
     out
 }
 
+/// The tables whose row type a function the query calls in FROM returns
+/// (`FROM get_users()`, `ROWS FROM (get_users(), ...)`), each with the
+/// columns it has now. PostgreSQL records the view's dependency on the
+/// columns of the row type it uses; Nestor counts every column there is
+/// when the view is made (what `SELECT *` uses; more than a view naming
+/// some of them uses, which only makes DROP COLUMN stricter). A call is
+/// counted when every function of its name returns that row type.
+fn row_type_columns(
+    ctx: &StatementCtx,
+    query: &pb::Node,
+) -> Result<Vec<(RelId, Vec<i16>)>, DbError> {
+    let json = serde_json::to_value(query)
+        .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+    let mut names = Vec::new();
+    range_function_names(&json, &mut names);
+    let mut out: Vec<(RelId, Vec<i16>)> = Vec::new();
+    for name in names {
+        let mut rels = ctx
+            .catalog
+            .all_functions()
+            .into_iter()
+            .filter(|f| f.name == name)
+            .map(|f| match f.returns {
+                nestor_catalog::Returns::RowType(rel) => Some(rel),
+                _ => None,
+            })
+            .collect::<Vec<_>>();
+        rels.dedup();
+        let [Some(rel)] = rels.as_slice() else {
+            continue;
+        };
+        let Some(t) = ctx.catalog.table_by_oid(*rel) else {
+            continue;
+        };
+        if out.iter().any(|(r, _)| r == rel) {
+            continue;
+        }
+        let cols = t
+            .live_columns()
+            .filter_map(|(i, _)| i16::try_from(i + 1).ok())
+            .collect();
+        out.push((*rel, cols));
+    }
+    Ok(out)
+}
+
+/// The names of the functions called in FROM (RangeFunction items).
+fn range_function_names(v: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value as J;
+    match v {
+        J::Object(map) => {
+            if let Some(rf) = map.get("RangeFunction") {
+                let calls = rf.get("functions").and_then(J::as_array);
+                for item in calls.map(|v| v.as_slice()).unwrap_or_default() {
+                    let first = item
+                        .pointer("/node/List/items/0/node/FuncCall/funcname")
+                        .and_then(J::as_array)
+                        .and_then(|n| n.last())
+                        .and_then(|n| n.pointer("/node/String/sval"))
+                        .and_then(J::as_str);
+                    if let Some(name) = first {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+            for child in map.values() {
+                range_function_names(child, out);
+            }
+        }
+        J::Array(items) => items.iter().for_each(|i| range_function_names(i, out)),
+        _ => {}
+    }
+}
+
 /// The views that read column `pos` of table `t` directly, in creation
 /// order: their recorded column dependencies, or for a view recorded
 /// without them, its query naming the column (a column reference ending
@@ -848,7 +927,15 @@ pub(crate) fn views_reading_column(
     let attnum = i16::try_from(pos + 1).unwrap_or(i16::MAX);
     let column = &t.columns[pos].name;
     let mut out = Vec::new();
-    for v in ctx.catalog.views_on(t.oid) {
+    // Those reading it through a function returning its row type do not
+    // name it (`views_on` misses them).
+    let views = ctx.catalog.views().into_iter().filter(|v| {
+        v.depends_on.contains(&t.oid)
+            || v.column_deps
+                .as_ref()
+                .is_some_and(|d| d.iter().any(|(r, _)| *r == t.oid))
+    });
+    for v in views {
         let reads = match &v.column_deps {
             Some(deps) => deps
                 .iter()
