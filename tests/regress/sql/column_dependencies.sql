@@ -92,3 +92,20 @@ ALTER TABLE users2 DROP COLUMN moredrop;
 ALTER TABLE users2 ALTER COLUMN seq TYPE numeric;
 ALTER TABLE users2 DROP COLUMN moredrop CASCADE;
 SELECT * FROM users2;
+-- Functions taking or returning a domain go with it.
+CREATE DOMAIN rdom AS int;
+CREATE FUNCTION fret() RETURNS rdom LANGUAGE sql AS 'SELECT 1';
+CREATE FUNCTION farg(int, rdom) RETURNS int LANGUAGE sql AS 'SELECT 1';
+DROP DOMAIN rdom;
+DROP DOMAIN rdom CASCADE;
+SELECT proname FROM pg_proc WHERE proname IN ('fret', 'farg');
+-- A column of another table holding a table's row type: its columns'
+-- types stay.
+CREATE TABLE at_tab1 (a int, b text);
+CREATE TABLE at_tab2 (x int, y at_tab1);
+INSERT INTO at_tab2 VALUES (1, ROW(1, '42'));
+ALTER TABLE at_tab1 ALTER COLUMN b TYPE varchar;
+ALTER TABLE at_tab1 ALTER COLUMN a TYPE int;
+SELECT * FROM at_tab2;
+DROP TABLE at_tab2;
+ALTER TABLE at_tab1 ALTER COLUMN b TYPE varchar;

@@ -28,7 +28,8 @@
 //! in the statement's snapshot.
 //!
 //! Left out: COLLATE other than the base type's default (accepted, not
-//! kept), DROP ... CASCADE of a domain a function uses (0A000), ALTER DOMAIN ... SET SCHEMA,
+//! kept), DROP ... CASCADE of a domain a function uses when something
+//! calls that function (0A000), ALTER DOMAIN ... SET SCHEMA,
 //! and the tables' locks while their rows are checked (PostgreSQL takes
 //! SHARE locks on them).
 
@@ -656,8 +657,8 @@ pub(super) enum Dependent {
     /// (composite type, attribute): an attribute of the domain or of its
     /// array.
     Attribute(String, String),
-    /// A function with an argument of it (its signature).
-    Function(String),
+    /// A function with an argument or result of it (and its signature).
+    Function(Arc<nestor_catalog::FunctionDef>, String),
     /// A cast from or to it (CREATE CAST; never used, but kept).
     Cast(Arc<nestor_catalog::cast::CastDef>),
     /// A view reading a dropped column, or over such a view, with
@@ -671,7 +672,7 @@ impl Dependent {
             Dependent::Column(t, c) => format!("column {c} of table {t}"),
             Dependent::Domain(d) => format!("type {d}"),
             Dependent::Attribute(t, a) => format!("column {a} of composite type {t}"),
-            Dependent::Function(f) => format!("function {f}"),
+            Dependent::Function(_, f) => format!("function {f}"),
             Dependent::Cast(c) => super::cast::describe(c),
             Dependent::View(v, _) => format!("view {}", v.name),
         }
@@ -718,8 +719,10 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
             out.push((Dependent::Domain(d.name.clone()), def.name.clone()));
         }
     }
-    for f in ctx.catalog.all_functions() {
-        if f.args.iter().any(|a| a.domain == Some(def.oid)) {
+    let mut functions = ctx.catalog.all_functions();
+    functions.sort_by_key(|f| f.oid);
+    for f in functions {
+        if f.args.iter().any(|a| a.domain == Some(def.oid)) || f.result_domain == Some(def.oid) {
             let args: Vec<String> = f
                 .args
                 .iter()
@@ -728,10 +731,8 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
                     None => a.ty.to_string(),
                 })
                 .collect();
-            out.push((
-                Dependent::Function(format!("{}({})", f.name, args.join(", "))),
-                def.name.clone(),
-            ));
+            let signature = format!("{}({})", f.name, args.join(","));
+            out.push((Dependent::Function(f, signature), def.name.clone()));
         }
     }
     for c in super::cast::of_type(ctx, def.oid) {
@@ -817,13 +818,17 @@ pub(super) fn drop_domain_defs(
             deps.iter().map(|(d, on)| d.reason(on)),
         ));
     }
-    if deps
-        .iter()
-        .any(|(d, _)| matches!(d, Dependent::Function(_)))
-    {
-        return Err(DbError::unsupported(
-            "DROP DOMAIN ... CASCADE of a domain functions use",
-        ));
+    // A function goes with the domain unless something calls it (a view,
+    // a default...): those are not followed here.
+    for (d, _) in &deps {
+        if let Dependent::Function(f, _) = d {
+            if !super::function_deps::dependents(ctx, f).is_empty() {
+                return Err(DbError::unsupported(format!(
+                    "DROP DOMAIN ... CASCADE of a domain {} uses, which other objects call,",
+                    d.describe()
+                )));
+            }
+        }
     }
     match deps.as_slice() {
         [] => {}
@@ -854,6 +859,10 @@ pub(super) fn drop_domain_defs(
         .collect();
     super::view::drop_views_cascaded(ctx, &views)?;
     for (d, _) in &deps {
+        if let Dependent::Function(f, _) = d {
+            ctx.catalog
+                .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f.clone()))?;
+        }
         if let Dependent::Cast(c) = d {
             super::cast::drop_all(ctx, vec![c.clone()])?;
         }
