@@ -12,6 +12,7 @@ mod aggregate;
 mod alter;
 mod alter_type;
 mod cast;
+mod column_deps;
 mod column_storage;
 mod comment;
 mod composite;

@@ -959,33 +959,50 @@ pub(crate) fn view_reading_column(
     Ok(views_reading_column(ctx, t, pos)?.into_iter().next())
 }
 
-/// The views to drop with column `pos` of table `t` (those reading it
-/// and the views over them), each with PostgreSQL's reason for it ("view
-/// v depends on column c of table t", "view w depends on view v"), in
-/// that order: each view's dependents follow it.
+/// The views to drop with column `pos` of table `t`: one group for each
+/// view reading it (in creation order), of that view and the views over
+/// it (those not in an earlier group), each with PostgreSQL's reason for
+/// it ("view v depends on column c of table t", "view w depends on view
+/// v"); each view's dependents follow it.
+pub(crate) fn view_groups_on_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<Vec<(Arc<ViewDef>, String)>>, DbError> {
+    let column = format!("column {} of table {}", t.columns[pos].name, t.name);
+    let mut seen: Vec<RelId> = Vec::new();
+    let mut out = Vec::new();
+    for v in views_reading_column(ctx, t, pos)? {
+        if seen.contains(&v.oid) {
+            continue;
+        }
+        let over = format!("view {}", v.name);
+        let oid = v.oid;
+        seen.push(oid);
+        let line = format!("{over} depends on {column}");
+        let mut group = vec![(v, line)];
+        for (w, on) in views_in_order(ctx, oid, &over) {
+            if !seen.contains(&w.oid) {
+                seen.push(w.oid);
+                let line = format!("view {} depends on {on}", w.name);
+                group.push((w, line));
+            }
+        }
+        out.push(group);
+    }
+    Ok(out)
+}
+
+/// [`view_groups_on_column`] as one list.
 pub(crate) fn views_dropped_with_column(
     ctx: &StatementCtx,
     t: &nestor_catalog::TableDef,
     pos: usize,
 ) -> Result<Vec<(Arc<ViewDef>, String)>, DbError> {
-    let column = format!("column {} of table {}", t.columns[pos].name, t.name);
-    let mut out: Vec<(Arc<ViewDef>, String)> = Vec::new();
-    for v in views_reading_column(ctx, t, pos)? {
-        if out.iter().any(|(x, _)| x.oid == v.oid) {
-            continue;
-        }
-        let over = format!("view {}", v.name);
-        let oid = v.oid;
-        let line = format!("{over} depends on {column}");
-        out.push((v, line));
-        for (w, on) in views_in_order(ctx, oid, &over) {
-            if !out.iter().any(|(x, _)| x.oid == w.oid) {
-                let line = format!("view {} depends on {on}", w.name);
-                out.push((w, line));
-            }
-        }
-    }
-    Ok(out)
+    Ok(view_groups_on_column(ctx, t, pos)?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// Drop the views `views` (from [`views_dropped_with_column`]) for a
@@ -999,59 +1016,6 @@ pub(crate) fn drop_views_cascaded(
         let name = ctx.catalog.qualify(v.namespace, &v.name);
         drop_view(ctx, &name, &oids, true)?;
     }
-    Ok(())
-}
-
-/// DROP COLUMN of column `pos` of table `t` that views or materialized
-/// views read: 2BP01 naming them (and the views over them), or with
-/// CASCADE they go (PostgreSQL's messages).
-pub(crate) fn drop_views_on_column(
-    ctx: &mut StatementCtx,
-    t: &nestor_catalog::TableDef,
-    pos: usize,
-    cascade: bool,
-) -> Result<(), DbError> {
-    let views = views_dropped_with_column(ctx, t, pos)?;
-    let matviews = super::matview::reading_column(ctx, t, pos)?;
-    if views.is_empty() && matviews.is_empty() {
-        return Ok(());
-    }
-    let column = format!("column {} of table {}", t.columns[pos].name, t.name);
-    let mut lines: Vec<String> = views.iter().map(|(_, why)| why.clone()).collect();
-    let mut gone: Vec<String> = views
-        .iter()
-        .map(|(v, _)| format!("view {}", v.name))
-        .collect();
-    for m in &matviews {
-        lines.push(format!("materialized view {} depends on {column}", m.name));
-        gone.push(format!("materialized view {}", m.name));
-        for v in dependent_views(ctx, m.oid) {
-            if !views.iter().any(|(x, _)| x.oid == v.oid) {
-                lines.push(format!(
-                    "view {} depends on materialized view {}",
-                    v.name, m.name
-                ));
-                gone.push(format!("view {}", v.name));
-            }
-        }
-    }
-    if !cascade {
-        return Err(super::dependents_remain(column, lines));
-    }
-    drop_views_cascaded(ctx, &views)?;
-    // One NOTICE for all of them (dropping each would give its own).
-    let before = ctx.notices.len();
-    for m in &matviews {
-        if ctx.catalog.table_by_oid(m.oid).is_none() {
-            continue;
-        }
-        let name = ctx.catalog.qualify(m.namespace, &m.name);
-        let inner = format!("materialized view {}", m.name);
-        drop_dependent_views(ctx, m.oid, &inner, &[], true)?;
-        super::drop_table(ctx, &name)?;
-    }
-    ctx.notices.truncate(before);
-    super::cascades_notice(ctx, &gone);
     Ok(())
 }
 
