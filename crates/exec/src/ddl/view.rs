@@ -959,6 +959,10 @@ pub(crate) fn view_reading_column(
     Ok(views_reading_column(ctx, t, pos)?.into_iter().next())
 }
 
+/// A view and the views over it, each with the DETAIL line saying why it
+/// goes.
+pub(crate) type ViewGroup = Vec<(Arc<ViewDef>, String)>;
+
 /// The views to drop with column `pos` of table `t`: one group for each
 /// view reading it (in creation order), of that view and the views over
 /// it (those not in an earlier group), each with PostgreSQL's reason for
@@ -968,7 +972,7 @@ pub(crate) fn view_groups_on_column(
     ctx: &StatementCtx,
     t: &nestor_catalog::TableDef,
     pos: usize,
-) -> Result<Vec<Vec<(Arc<ViewDef>, String)>>, DbError> {
+) -> Result<Vec<ViewGroup>, DbError> {
     let column = format!("column {} of table {}", t.columns[pos].name, t.name);
     let mut seen: Vec<RelId> = Vec::new();
     let mut out = Vec::new();
