@@ -145,3 +145,11 @@ CREATE TABLE mixchild (m int REFERENCES mix (a));
 CREATE TRIGGER mixtrg BEFORE UPDATE OF a ON mix FOR EACH ROW EXECUTE FUNCTION trf();
 ALTER TABLE mix DROP COLUMN a;
 ALTER TABLE mix DROP COLUMN a CASCADE;
+-- A view casting to a domain depends on it.
+CREATE DOMAIN vdom AS int;
+CREATE VIEW dv AS SELECT 1::vdom AS c;
+CREATE VIEW dv2 AS SELECT c FROM dv;
+DROP DOMAIN vdom;
+SELECT * FROM dv2;
+DROP DOMAIN vdom CASCADE;
+SELECT relname FROM pg_class WHERE relname IN ('dv', 'dv2');

@@ -689,7 +689,7 @@ impl Dependent {
 
 /// The objects depending on `def` directly: (the object, the type name it
 /// depends on).
-fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)> {
+fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Result<Vec<(Dependent, String)>, DbError> {
     let mut out = Vec::new();
     for (t, col) in columns_of(ctx, def.oid, def.array_oid) {
         let ty = if t.columns[col].domain == Some(def.array_oid) {
@@ -738,7 +738,18 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
     for c in super::cast::of_type(ctx, def.oid) {
         out.push((Dependent::Cast(c), def.name.clone()));
     }
-    out
+    // Views casting to it, and the views over them.
+    let mut seen = Vec::new();
+    for v in super::view::views_naming_type(ctx, &def.name)? {
+        if seen.contains(&v.oid) {
+            continue;
+        }
+        let why = format!("view {} depends on type {}", v.name, def.name);
+        for (w, line) in super::view::view_and_dependents(ctx, v, why, &mut seen) {
+            out.push((Dependent::View(w, line), String::new()));
+        }
+    }
+    Ok(out)
 }
 
 /// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
@@ -783,7 +794,7 @@ pub(super) fn drop_domain_defs(
     // The named domains' dependents, and (CASCADE) theirs in turn.
     let mut k = 0;
     while k < drops.len() {
-        for (d, on) in dependents_of(ctx, &drops[k]) {
+        for (d, on) in dependents_of(ctx, &drops[k])? {
             if let Dependent::Domain(name) = &d {
                 if drops.iter().any(|x| &x.name == name) {
                     continue;
@@ -796,15 +807,21 @@ pub(super) fn drop_domain_defs(
                 Dependent::Column(t, c) => ctx.catalog.table(t).zip(Some(c.clone())),
                 _ => None,
             };
+            let listed = |deps: &[(Dependent, String)], oid| {
+                deps.iter()
+                    .any(|(x, _)| matches!(x, Dependent::View(w, _) if w.oid == oid))
+            };
+            if let Dependent::View(v, _) = &d {
+                if listed(&deps, v.oid) {
+                    continue;
+                }
+            }
             deps.push((d, on));
             // The views reading the column go with it (and those over them).
             if let Some((t, c)) = column {
                 let pos = super::alter::existing_column(&t, &c)?;
                 for (v, why) in super::view::views_dropped_with_column(ctx, &t, pos)? {
-                    let seen = deps
-                        .iter()
-                        .any(|(x, _)| matches!(x, Dependent::View(w, _) if w.oid == v.oid));
-                    if !seen {
+                    if !listed(&deps, v.oid) {
                         deps.push((Dependent::View(v, why), String::new()));
                     }
                 }

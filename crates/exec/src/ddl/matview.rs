@@ -113,7 +113,7 @@ pub(crate) fn reading_column(
         // Its unqualified names are public's, as for a view's query.
         let saved = ctx.catalog.enter_view_path();
         let needs = nestor_plan::select::rls::unapplied(|| {
-            crate::statement::describe_query_needs(ctx, &mv.query, raw)
+            (crate::ROUTINES.describe_needs)(ctx, &mv.query, raw)
         });
         ctx.catalog.restore_search_path(saved);
         // One that no longer plans reads nothing the DROP could break.

@@ -68,9 +68,8 @@ pub fn create_view(
     };
     // Described, not run: no policies (PostgreSQL stores the view's
     // query before its rewriter would apply them).
-    let (out, needs) = nestor_plan::select::rls::unapplied(|| {
-        crate::statement::describe_query_needs(ctx, text, &raw)
-    })?;
+    let (out, needs) =
+        nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.describe_needs)(ctx, text, &raw))?;
     if let Some(pb::node::Node::SelectStmt(sel)) = query.node.as_ref() {
         if sel
             .with_clause
@@ -980,21 +979,74 @@ pub(crate) fn view_groups_on_column(
         if seen.contains(&v.oid) {
             continue;
         }
-        let over = format!("view {}", v.name);
-        let oid = v.oid;
-        seen.push(oid);
-        let line = format!("{over} depends on {column}");
-        let mut group = vec![(v, line)];
-        for (w, on) in views_in_order(ctx, oid, &over) {
-            if !seen.contains(&w.oid) {
-                seen.push(w.oid);
-                let line = format!("view {} depends on {on}", w.name);
-                group.push((w, line));
-            }
-        }
-        out.push(group);
+        let line = format!("view {} depends on {column}", v.name);
+        out.push(view_and_dependents(ctx, v, line, &mut seen));
     }
     Ok(out)
+}
+
+/// View `v` (going because `why`) and the views over it not in `seen`,
+/// each with its DETAIL line; all of them are added to `seen`.
+pub(crate) fn view_and_dependents(
+    ctx: &StatementCtx,
+    v: Arc<ViewDef>,
+    why: String,
+    seen: &mut Vec<RelId>,
+) -> ViewGroup {
+    let over = format!("view {}", v.name);
+    let oid = v.oid;
+    seen.push(oid);
+    let mut group = vec![(v, why)];
+    for (w, on) in views_in_order(ctx, oid, &over) {
+        if !seen.contains(&w.oid) {
+            seen.push(w.oid);
+            let line = format!("view {} depends on {on}", w.name);
+            group.push((w, line));
+        }
+    }
+    group
+}
+
+/// The views whose query names type `name` (a cast to it, in any
+/// schema), in creation order. PostgreSQL records the dependency of the
+/// view on the type; Nestor finds the name in the query text.
+pub(crate) fn views_naming_type(
+    ctx: &StatementCtx,
+    name: &str,
+) -> Result<Vec<Arc<ViewDef>>, DbError> {
+    let mut out = Vec::new();
+    for v in ctx.catalog.views() {
+        let json = serde_json::to_value(nestor_parser::parse_sql(&v.query)?)
+            .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+        if names_type(&json, name) {
+            out.push(v);
+        }
+    }
+    out.sort_by_key(|v| v.oid.0);
+    Ok(out)
+}
+
+/// Whether a parse tree has a type name whose last part is `name`.
+fn names_type(v: &serde_json::Value, name: &str) -> bool {
+    use serde_json::Value as J;
+    match v {
+        J::Object(map) => map.iter().any(|(k, child)| {
+            if k == "TypeName" || k == "type_name" {
+                let last = child
+                    .get("names")
+                    .and_then(J::as_array)
+                    .and_then(|n| n.last())
+                    .and_then(|n| n.pointer("/node/String/sval"))
+                    .and_then(J::as_str);
+                if last == Some(name) {
+                    return true;
+                }
+            }
+            names_type(child, name)
+        }),
+        J::Array(items) => items.iter().any(|i| names_type(i, name)),
+        _ => false,
+    }
 }
 
 /// [`view_groups_on_column`] as one list.
