@@ -11,10 +11,18 @@
 //!
 //! PostgreSQL stores a view as a parse tree that refers to tables and
 //! columns by number, so renames follow it and the dependency machinery
-//! refuses changes that would break it. Nestor keeps text, so:
+//! refuses changes that would break it. Nestor keeps text, and with it
+//! the columns of each table the query reads (`ViewDef::column_deps`:
+//! taken from the privileges its plan needs when it is made, which the
+//! binder marks column by column, so a `*` counts the columns there were
+//! then), so:
 //!
 //! ```text
 //!   DROP TABLE t            view v reads t  -> 2BP01 (CASCADE drops v)
+//!   ALTER TABLE t DROP      v reads c -> 2BP01 naming v and the views
+//!     COLUMN c                over it (CASCADE drops them; column_deps.rs)
+//!   ALTER TABLE t ALTER     v reads c -> 0A000, as PostgreSQL
+//!     COLUMN c TYPE
 //!   ALTER TABLE t RENAME    v's text is rewritten (t -> new name), then
 //!   / RENAME COLUMN           re-planned
 //!   ALTER TABLE t ...       every view over t (transitively) is re-planned
