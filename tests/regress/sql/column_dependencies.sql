@@ -153,3 +153,16 @@ DROP DOMAIN vdom;
 SELECT * FROM dv2;
 DROP DOMAIN vdom CASCADE;
 SELECT relname FROM pg_class WHERE relname IN ('dv', 'dv2');
+-- Through a function returning the row type, naming some columns: those.
+CREATE TABLE tt14t (f1 text, f2 text, f3 text, f4 text);
+INSERT INTO tt14t VALUES ('foo', 'bar', 'baz', '42');
+CREATE FUNCTION tt14f() RETURNS SETOF tt14t LANGUAGE sql AS 'SELECT * FROM tt14t';
+CREATE VIEW tt14v AS SELECT t.f1, t.f4 FROM tt14f() t;
+ALTER TABLE tt14t DROP COLUMN f4;
+ALTER TABLE tt14t ALTER COLUMN f1 TYPE varchar;
+ALTER TABLE tt14t DROP COLUMN f3;
+SELECT * FROM tt14v;
+-- Another table's column of the row type keeps ADD COLUMN's 42P16 first.
+CREATE TABLE recur1 (f1 int);
+CREATE TABLE recur2 (f1 int, f2 recur1);
+ALTER TABLE recur1 ADD COLUMN f2 recur2;

@@ -189,14 +189,8 @@ fn alter_cmd(
     use pb::AlterTableType as A;
     let sub = A::try_from(cmd.subtype).unwrap_or(A::Undefined);
     match sub {
-        A::AtAddColumn => {
-            refuse_if_row_type_stored(ctx, def, "ADD COLUMN")?;
-            add_column(ctx, text, def, cmd)
-        }
-        A::AtDropColumn => {
-            refuse_if_row_type_stored(ctx, def, "DROP COLUMN")?;
-            drop_column(ctx, def, cmd)
-        }
+        A::AtAddColumn => add_column(ctx, text, def, cmd),
+        A::AtDropColumn => drop_column(ctx, def, cmd),
         A::AtAddConstraint => add_constraint(ctx, text, def, cmd),
         A::AtValidateConstraint => validate_constraint(ctx, def, &cmd.name),
         A::AtDropConstraint => drop_constraint(ctx, def, cmd),
@@ -765,25 +759,6 @@ fn drop_column(
         .table_by_oid(def.oid)
         .ok_or_else(|| undefined_table(&def.name))?;
     drop_column_at(ctx, &cur, pos)
-}
-
-/// 0A000 for ADD or DROP COLUMN of a table whose row type a column of
-/// another table is declared with: that column's type is the row type as
-/// it was when the column was made, so its stored values would no longer
-/// be of the table's row type (PostgreSQL changes the row type and reads
-/// the stored values through it).
-fn refuse_if_row_type_stored(
-    ctx: &StatementCtx,
-    def: &TableDef,
-    what: &str,
-) -> Result<(), DbError> {
-    match super::alter_type::column_of_row_type(ctx, def) {
-        Some((t, c)) => Err(DbError::unsupported(format!(
-            "ALTER TABLE ... {what} of table \"{}\" while column \"{}.{}\" uses its row type",
-            def.name, t.name, t.columns[c].name
-        ))),
-        None => Ok(()),
-    }
 }
 
 /// Drop column `pos` of `def` (ALTER TABLE ... DROP COLUMN, DROP DOMAIN

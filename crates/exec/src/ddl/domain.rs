@@ -661,8 +661,9 @@ pub(super) enum Dependent {
     Function(Arc<nestor_catalog::FunctionDef>, String),
     /// A cast from or to it (CREATE CAST; never used, but kept).
     Cast(Arc<nestor_catalog::cast::CastDef>),
-    /// A view reading a dropped column, or over such a view, with
-    /// PostgreSQL's reason (`view v depends on column c of table t`).
+    /// A view casting to it or reading a dropped column, or a view over
+    /// such a view, with PostgreSQL's reason (`view v depends on column c
+    /// of table t`).
     View(Arc<nestor_catalog::ViewDef>, String),
 }
 
@@ -753,9 +754,10 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Result<Vec<(Dependent, 
 }
 
 /// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
-/// another domain, a composite type's attribute or a function uses is
-/// 2BP01 unless CASCADE, which drops those columns and domains first
-/// (functions: 0A000) and the attributes.
+/// another domain, a composite type's attribute, a function or a view
+/// uses is 2BP01 unless CASCADE, which drops those columns (and the views
+/// reading them), domains, functions (0A000 when something calls one),
+/// views and attributes.
 pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let mut drops: Vec<Arc<DomainDef>> = Vec::new();
     for o in &ds.objects {
@@ -782,7 +784,8 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
 }
 
 /// Drop domains `drops` and (CASCADE) what depends on them: domains over
-/// them, columns of their types, casts. `deps` starts with what the
+/// them, columns of their types (and the views reading those), functions,
+/// views casting to them, casts. `deps` starts with what the
 /// caller drops them for (DROP TYPE of a composite type lists the
 /// domains over it), so the NOTICE names them first.
 pub(super) fn drop_domain_defs(

@@ -849,11 +849,13 @@ pub(crate) fn columns_read(
 
 /// The tables whose row type a function the query calls in FROM returns
 /// (`FROM get_users()`, `ROWS FROM (get_users(), ...)`), each with the
-/// columns it has now. PostgreSQL records the view's dependency on the
-/// columns of the row type it uses; Nestor counts every column there is
-/// when the view is made (what `SELECT *` uses; more than a view naming
-/// some of them uses, which only makes DROP COLUMN stricter). A call is
-/// counted when every function of its name returns that row type.
+/// columns of it the query uses. PostgreSQL records the view's dependency
+/// on those columns; Nestor counts, of the columns there are when the
+/// view is made, those a column reference of the query names (any
+/// column reference ending in the name: a same-named column of another
+/// relation counts too, which only makes DROP COLUMN stricter), or all
+/// of them when the query selects a `*`. A call is counted when every
+/// function of its name returns that row type.
 fn row_type_columns(
     ctx: &StatementCtx,
     query: &pb::Node,
@@ -886,6 +888,7 @@ fn row_type_columns(
         }
         let cols = t
             .live_columns()
+            .filter(|(_, c)| names_column(&json, &c.name))
             .filter_map(|(i, _)| i16::try_from(i + 1).ok())
             .collect();
         out.push((*rel, cols));
