@@ -785,6 +785,13 @@ pub struct ViewDef {
     /// INSERT through the view that leaves the column out (or says
     /// DEFAULT) takes it before the base table's own default.
     pub defaults: Vec<(usize, String)>,
+    /// The columns of each table its query reads directly (attribute
+    /// numbers, ascending; 0: the whole row), taken when it was made, so
+    /// `SELECT *` counts the columns there were then (PostgreSQL's
+    /// pg_depend entries on table columns). DROP COLUMN and ALTER COLUMN
+    /// TYPE of one need the view gone. None: a view recorded before Nestor
+    /// kept them (its query text is searched instead).
+    pub column_deps: Option<Vec<(RelId, Vec<i16>)>>,
 }
 
 /// An installed extension (CREATE EXTENSION; pg_extension): its OID and

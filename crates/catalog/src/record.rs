@@ -21,7 +21,10 @@
 //!            | 0x11 PutView      oid:u32 rule:u32 name query ncols:u32
 //!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
 //!                                [flags:u8 [nrules:u32 rule* [ntriggers:u32 trigger*
-//!                                [ndefaults:u32 (pos:u32 expr)*]]]]
+//!                                [ndefaults:u32 (pos:u32 expr)*
+//!                                [ncoldeps:u32 (rel:u32 n:u32 attnum:i16*)*]]]]]
+//!                                (coldeps: the table columns it reads; records
+//!                                before Nestor kept them end before)
 //!                                flags: bits 0-1 check option (0 none, 1 local,
 //!                                2 cascaded), 2 security_invoker, 3 security_barrier
 //!            | 0x12 DropView     name
@@ -484,7 +487,7 @@ impl CatalogRecord {
                 // Trailing and optional (records before each end before
                 // it): check option and flags, rules, triggers, column
                 // defaults.
-                let defaults = !v.defaults.is_empty();
+                let defaults = !v.defaults.is_empty() || v.column_deps.is_some();
                 let more = !v.rules.is_empty() || !v.triggers.is_empty() || defaults;
                 let flags = match v.check_option {
                     ViewCheckOption::None => 0,
@@ -506,6 +509,16 @@ impl CatalogRecord {
                     for (pos, expr) in &v.defaults {
                         put_u32(&mut out, *pos);
                         put_str(&mut out, expr);
+                    }
+                }
+                if let Some(deps) = &v.column_deps {
+                    put_u32(&mut out, deps.len());
+                    for (rel, cols) in deps {
+                        out.extend_from_slice(&rel.0.to_le_bytes());
+                        put_u32(&mut out, cols.len());
+                        for a in cols {
+                            out.extend_from_slice(&a.to_le_bytes());
+                        }
                     }
                 }
             }
@@ -808,6 +821,15 @@ impl CatalogRecord {
                 } else {
                     get_list(&mut r, |r| Ok((r.u32()? as usize, get_str(r)?)))?
                 };
+                let column_deps = if r.at_end() {
+                    None
+                } else {
+                    Some(get_list(&mut r, |r| {
+                        let rel = RelId(r.u32()?);
+                        let cols = get_list(r, |r| Ok(r.u16()? as i16))?;
+                        Ok((rel, cols))
+                    })?)
+                };
                 CatalogRecord::PutView(ViewDef {
                     namespace: crate::PUBLIC_NAMESPACE_OID,
                     oid,
@@ -823,6 +845,7 @@ impl CatalogRecord {
                     rules,
                     triggers,
                     defaults,
+                    column_deps,
                 })
             }
             TAG_DROP_VIEW => CatalogRecord::DropView {
@@ -2616,6 +2639,7 @@ mod tests {
                 rules: Vec::new(),
                 triggers: Vec::new(),
                 defaults: vec![(0, "42".into())],
+                column_deps: Some(vec![(RelId(7), vec![0, 1, 3])]),
             }),
             CatalogRecord::PutView(ViewDef {
                 namespace: crate::PUBLIC_NAMESPACE_OID,
@@ -2653,6 +2677,7 @@ mod tests {
                     new_table: None,
                 }],
                 defaults: Vec::new(),
+                column_deps: None,
             }),
             CatalogRecord::PutView(ViewDef {
                 namespace: crate::PUBLIC_NAMESPACE_OID,
@@ -2683,6 +2708,7 @@ mod tests {
                     new_table: None,
                 }],
                 defaults: Vec::new(),
+                column_deps: None,
             }),
             CatalogRecord::DropView { name: "v".into() },
             CatalogRecord::Comment {

@@ -24,9 +24,11 @@
 //!                                                   depends on type fullname
 //! ```
 //!
-//! Left out: a column keeps the row type's attributes of its creation
-//! (ALTER TABLE of the referenced table does not change the column's
-//! values, where PostgreSQL adds NULL fields).
+//! Left out: a column keeps the row type's attributes of its creation, so
+//! ALTER TABLE may not change the referenced table's columns (names,
+//! types, added or dropped ones) while such a column exists (0A000, where
+//! PostgreSQL changes the row type and reads the stored values through
+//! it, adding NULL fields).
 
 use std::sync::Arc;
 
@@ -131,6 +133,43 @@ fn check_put(st: &State, def: &TableDef) -> Result<(), DbError> {
                 "a column of the row type of table {} in another schema",
                 t.name
             )));
+        }
+    }
+    refuse_new_shape(st, def)
+}
+
+/// The attributes a table's row type has: its live columns' names and
+/// types.
+fn shape(def: &TableDef) -> Vec<(&str, DataType, Option<u32>)> {
+    def.columns
+        .iter()
+        .filter(|c| !c.dropped)
+        .map(|c| (c.name.as_str(), c.ty, c.domain))
+        .collect()
+}
+
+/// 0A000 when `def` changes the attributes of a row type a column of
+/// another table holds: that column keeps the attributes of its creation
+/// (see the module doc), so its values would no longer be of the row type
+/// the table now has. (ALTER COLUMN TYPE says PostgreSQL's 0A000 before
+/// this: `nestor_exec`'s alter_type.)
+fn refuse_new_shape(st: &State, def: &TableDef) -> Result<(), DbError> {
+    let Some(old) = all_tables(st).find(|t| t.oid == def.oid) else {
+        return Ok(());
+    };
+    if shape(old) == shape(def) {
+        return Ok(());
+    }
+    for t in all_tables(st).filter(|t| t.oid != def.oid) {
+        for c in t.columns.iter().filter(|c| !c.dropped) {
+            let mut oids = Vec::new();
+            record_oids(c.ty, &mut oids);
+            if oids.contains(&def.oid.0) {
+                return Err(DbError::unsupported(format!(
+                    "changing the columns of table {} while column \"{}.{}\" uses its row type",
+                    def.name, t.name, c.name
+                )));
+            }
         }
     }
     Ok(())

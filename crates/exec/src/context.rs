@@ -239,6 +239,10 @@ pub(crate) struct Routines {
     /// The output columns a query (a parse tree of `text`) would have,
     /// planned in the statement's catalog (CREATE VIEW, CREATE TABLE AS).
     pub describe: DescribeFn,
+    /// [`Routines::describe`] with the privileges the query needs, which
+    /// list the columns of each relation it reads (what a view records it
+    /// depends on).
+    pub describe_needs: DescribeNeedsFn,
     /// Plan and run one statement given as a parse tree of `text`,
     /// discarding rows; its command tag.
     pub run_raw: RunRawFn,
@@ -249,6 +253,14 @@ pub(crate) struct Routines {
 
 /// `Routines::query_rows`.
 pub(crate) type QueryRowsFn = fn(&mut StatementCtx<'_>, &str) -> Result<Vec<Vec<Value>>, DbError>;
+
+/// `Routines::describe_needs`.
+pub(crate) type DescribeNeedsFn =
+    fn(
+        &StatementCtx<'_>,
+        &str,
+        &nestor_parser::pb::RawStmt,
+    ) -> Result<(Vec<ColumnDesc>, std::sync::Arc<[nestor_plan::perm::Perm]>), DbError>;
 
 /// `Routines::describe`.
 pub(crate) type DescribeFn =

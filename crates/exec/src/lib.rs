@@ -69,6 +69,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     run_do: plpgsql::commands::run_do,
     run_sql: statement::run_internal,
     describe: statement::describe_query,
+    describe_needs: statement::describe_query_needs,
     run_raw: statement::run_raw,
     query_rows: statement::query_rows,
 };

@@ -53,6 +53,12 @@ impl Prepared {
             _ => false,
         }
     }
+
+    /// The privileges the plan made at prepare time needs (with the
+    /// columns it reads: what a view records it depends on).
+    pub(crate) fn perms(&self) -> Arc<[Perm]> {
+        self.current.read().2.clone()
+    }
 }
 
 #[cfg(test)]
@@ -295,6 +301,16 @@ pub(crate) fn describe_query(
     text: &str,
     raw: &RawStmt,
 ) -> Result<Vec<ColumnDesc>, DbError> {
+    describe_query_needs(ctx, text, raw).map(|(cols, _)| cols)
+}
+
+/// [`describe_query`] with the privileges the query needs (the columns
+/// of each relation it reads).
+pub(crate) fn describe_query_needs(
+    ctx: &StatementCtx<'_>,
+    text: &str,
+    raw: &RawStmt,
+) -> Result<(Vec<ColumnDesc>, Arc<[Perm]>), DbError> {
     let prepared = prepare(ctx.catalog, ctx.eval, text, raw, &[])?;
     if !prepared.param_types.is_empty() {
         return Err(DbError::new(
@@ -302,9 +318,11 @@ pub(crate) fn describe_query(
             "there is no parameter $1",
         ));
     }
-    prepared
+    let perms = prepared.perms();
+    let cols = prepared
         .columns
-        .ok_or_else(|| DbError::internal("the query returns no rows"))
+        .ok_or_else(|| DbError::internal("the query returns no rows"))?;
+    Ok((cols, perms))
 }
 
 /// Plan and run one statement, discarding rows (`Routines::run_raw`).

@@ -1124,6 +1124,51 @@ fn rules_survive_crashes() {
     assert_eq!(ok(&third, "select count(*) from base"), "2");
 }
 
+/// What must hold after each restart of
+/// `view_column_dependencies_survive_crashes`: the columns the views read
+/// still hold them (a `*` counts the columns of its creation only).
+fn check_view_columns(server: &Server) {
+    let e = err(server, "alter table vt drop column b");
+    assert!(
+        e.contains("view vstar depends on column b of table vt"),
+        "{e}"
+    );
+    assert!(e.contains("view vb depends on column b of table vt"), "{e}");
+    let e = err(server, "alter table vt alter column a type bigint");
+    assert!(
+        e.contains("rule _RETURN on view vstar depends on column \"a\""),
+        "{e}"
+    );
+    ok(server, "begin; alter table vt drop column later; rollback");
+}
+
+#[test]
+fn view_column_dependencies_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table vt (a int, b int, c int)",
+        "create view vstar as select * from vt",
+        "create view vb as select b from vt",
+        "alter table vt add column later int",
+        "alter view vb set (security_barrier = true)",
+    ] {
+        ok(&server, sql);
+    }
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_view_columns(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_view_columns(&third);
+    assert_eq!(
+        ok(&third, "alter table vt drop column b cascade; select count(*) from pg_views where viewname in ('vstar', 'vb')"),
+        "0"
+    );
+}
+
 /// What must hold after each restart of `aggregates_survive_crashes`.
 fn check_aggregates(server: &Server) {
     assert_eq!(

@@ -251,6 +251,7 @@ regress!(
     sql_function_inline,
     partition_returning_row,
     with_forward_reference,
+    column_dependencies,
     gin_tsvector,
     table_storage_parameters,
     partition_key_types,

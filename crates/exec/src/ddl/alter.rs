@@ -746,6 +746,7 @@ fn drop_column(
     if !policies.is_empty() {
         super::policy::drop_for_column(ctx, def, pos, &policies, cascade)?;
     }
+    super::column_deps::drop_dependents(ctx, def, pos, cascade)?;
     for d in dependents {
         let cur = ctx
             .catalog
@@ -761,7 +762,8 @@ fn drop_column(
 }
 
 /// Drop column `pos` of `def` (ALTER TABLE ... DROP COLUMN, DROP DOMAIN
-/// ... CASCADE): its indexes and the CHECKs that read it go with it.
+/// ... CASCADE): its indexes, its foreign keys and the CHECKs that read
+/// it go with it.
 pub(super) fn drop_column_at(
     ctx: &mut StatementCtx,
     def: &Arc<TableDef>,
@@ -780,6 +782,9 @@ pub(super) fn drop_column_at(
         nestor_plan::select::index_expr::columns_read(ctx.catalog, def, i).contains(&pos)
     });
     new.indexes = keep;
+    // So do its own foreign keys over it (PostgreSQL's automatic
+    // dependency of the constraint on its columns).
+    new.foreign_keys.retain(|f| !f.columns.contains(&pos));
     // CHECK constraints that read the column go with it.
     let bound = nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, def)?;
     new.checks.retain(|c| {

@@ -92,6 +92,9 @@ pub(super) fn alter_column_type(
     let using = cd.raw_default.as_deref();
     super::generated::check_alter_type(ctx, def, pos, using.is_some())?;
     if using.is_none() && new_ty == old_ty {
+        // PostgreSQL refuses it all the same (it rebuilds what reads the
+        // column whatever the new type).
+        refuse_if_views_read(ctx, def, pos)?;
         if col.domain.is_some() {
             // From a domain to its base type: the values stay.
             let mut new = (**def).clone();
@@ -208,16 +211,7 @@ pub(super) fn alter_column_type(
         other => other.clone(),
     };
 
-    if let Some(v) = super::view::view_reading_column(ctx, def.oid, &col.name)? {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "cannot alter type of a column used by a view or rule",
-        )
-        .with_detail(format!(
-            "rule _RETURN on view {} depends on column \"{}\"",
-            v.name, col.name
-        )));
-    }
+    refuse_if_views_read(ctx, def, pos)?;
     let own_fk = def.foreign_keys.iter().find(|f| f.columns.contains(&pos));
     let other_fk = ctx
         .catalog
@@ -355,6 +349,54 @@ fn at(e: DbError, text: &str, n: &pb::Node) -> DbError {
         Ok(ne) => nestor_parser::ast::err_at(e, text, nestor_parser::ast::expr_location(ne)),
         Err(_) => e,
     }
+}
+
+/// 0A000 when a view reads column `pos` of `def` (PostgreSQL's
+/// dependency on it from the view's `_RETURN` rule), or a column of
+/// another table holds values of `def`'s row type (their stored values
+/// would keep the old type: PostgreSQL refuses that too).
+fn refuse_if_views_read(
+    ctx: &StatementCtx,
+    def: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<(), DbError> {
+    if let Some(v) = super::view::view_reading_column(ctx, def, pos)? {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot alter type of a column used by a view or rule",
+        )
+        .with_detail(format!(
+            "rule _RETURN on view {} depends on column \"{}\"",
+            v.name, def.columns[pos].name
+        )));
+    }
+    if let Some((t, c)) = column_of_row_type(ctx, def) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "cannot alter table \"{}\" because column \"{}.{}\" uses its row type",
+                def.name, t.name, t.columns[c].name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The first live column (table, position) whose values hold values of
+/// table `def`'s row type (`CREATE TABLE u (y t)`), in creation order.
+pub(super) fn column_of_row_type(
+    ctx: &StatementCtx,
+    def: &nestor_catalog::TableDef,
+) -> Option<(Arc<TableDef>, usize)> {
+    let mut tables = ctx.catalog.tables();
+    tables.sort_by_key(|t| t.oid.0);
+    tables.into_iter().find_map(|t| {
+        let c = t
+            .live_columns()
+            .find(|(_, c)| super::composite::uses(c.ty, def.oid.0))
+            .map(|(i, _)| i)?;
+        Some((t, c))
+    })
 }
 
 /// Two rewritten rows with the same key: PostgreSQL reports it as the

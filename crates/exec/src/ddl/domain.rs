@@ -28,7 +28,8 @@
 //! in the statement's snapshot.
 //!
 //! Left out: COLLATE other than the base type's default (accepted, not
-//! kept), DROP ... CASCADE of a domain a function uses (0A000), ALTER DOMAIN ... SET SCHEMA,
+//! kept), DROP ... CASCADE of a domain a function uses when something
+//! calls that function (0A000), ALTER DOMAIN ... SET SCHEMA,
 //! and the tables' locks while their rows are checked (PostgreSQL takes
 //! SHARE locks on them).
 
@@ -656,10 +657,14 @@ pub(super) enum Dependent {
     /// (composite type, attribute): an attribute of the domain or of its
     /// array.
     Attribute(String, String),
-    /// A function with an argument of it (its signature).
-    Function(String),
+    /// A function with an argument or result of it (and its signature).
+    Function(Arc<nestor_catalog::FunctionDef>, String),
     /// A cast from or to it (CREATE CAST; never used, but kept).
     Cast(Arc<nestor_catalog::cast::CastDef>),
+    /// A view casting to it or reading a dropped column, or a view over
+    /// such a view, with PostgreSQL's reason (`view v depends on column c
+    /// of table t`).
+    View(Arc<nestor_catalog::ViewDef>, String),
 }
 
 impl Dependent {
@@ -668,15 +673,24 @@ impl Dependent {
             Dependent::Column(t, c) => format!("column {c} of table {t}"),
             Dependent::Domain(d) => format!("type {d}"),
             Dependent::Attribute(t, a) => format!("column {a} of composite type {t}"),
-            Dependent::Function(f) => format!("function {f}"),
+            Dependent::Function(_, f) => format!("function {f}"),
             Dependent::Cast(c) => super::cast::describe(c),
+            Dependent::View(v, _) => format!("view {}", v.name),
+        }
+    }
+
+    /// Its DETAIL line when the DROP lacks CASCADE: what it depends on.
+    fn reason(&self, on: &str) -> String {
+        match self {
+            Dependent::View(_, why) => why.clone(),
+            d => format!("{} depends on type {on}", d.describe()),
         }
     }
 }
 
 /// The objects depending on `def` directly: (the object, the type name it
 /// depends on).
-fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)> {
+fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Result<Vec<(Dependent, String)>, DbError> {
     let mut out = Vec::new();
     for (t, col) in columns_of(ctx, def.oid, def.array_oid) {
         let ty = if t.columns[col].domain == Some(def.array_oid) {
@@ -706,8 +720,10 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
             out.push((Dependent::Domain(d.name.clone()), def.name.clone()));
         }
     }
-    for f in ctx.catalog.all_functions() {
-        if f.args.iter().any(|a| a.domain == Some(def.oid)) {
+    let mut functions = ctx.catalog.all_functions();
+    functions.sort_by_key(|f| f.oid);
+    for f in functions {
+        if f.args.iter().any(|a| a.domain == Some(def.oid)) || f.result_domain == Some(def.oid) {
             let args: Vec<String> = f
                 .args
                 .iter()
@@ -716,22 +732,32 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
                     None => a.ty.to_string(),
                 })
                 .collect();
-            out.push((
-                Dependent::Function(format!("{}({})", f.name, args.join(", "))),
-                def.name.clone(),
-            ));
+            let signature = format!("{}({})", f.name, args.join(","));
+            out.push((Dependent::Function(f, signature), def.name.clone()));
         }
     }
     for c in super::cast::of_type(ctx, def.oid) {
         out.push((Dependent::Cast(c), def.name.clone()));
     }
-    out
+    // Views casting to it, and the views over them.
+    let mut seen = Vec::new();
+    for v in super::view::views_naming_type(ctx, &def.name)? {
+        if seen.contains(&v.oid) {
+            continue;
+        }
+        let why = format!("view {} depends on type {}", v.name, def.name);
+        for (w, line) in super::view::view_and_dependents(ctx, v, why, &mut seen) {
+            out.push((Dependent::View(w, line), String::new()));
+        }
+    }
+    Ok(out)
 }
 
 /// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
-/// another domain, a composite type's attribute or a function uses is
-/// 2BP01 unless CASCADE, which drops those columns and domains first
-/// (functions: 0A000) and the attributes.
+/// another domain, a composite type's attribute, a function or a view
+/// uses is 2BP01 unless CASCADE, which drops those columns (and the views
+/// reading them), domains, functions (0A000 when something calls one),
+/// views and attributes.
 pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let mut drops: Vec<Arc<DomainDef>> = Vec::new();
     for o in &ds.objects {
@@ -758,7 +784,8 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
 }
 
 /// Drop domains `drops` and (CASCADE) what depends on them: domains over
-/// them, columns of their types, casts. `deps` starts with what the
+/// them, columns of their types (and the views reading those), functions,
+/// views casting to them, casts. `deps` starts with what the
 /// caller drops them for (DROP TYPE of a composite type lists the
 /// domains over it), so the NOTICE names them first.
 pub(super) fn drop_domain_defs(
@@ -770,7 +797,7 @@ pub(super) fn drop_domain_defs(
     // The named domains' dependents, and (CASCADE) theirs in turn.
     let mut k = 0;
     while k < drops.len() {
-        for (d, on) in dependents_of(ctx, &drops[k]) {
+        for (d, on) in dependents_of(ctx, &drops[k])? {
             if let Dependent::Domain(name) = &d {
                 if drops.iter().any(|x| &x.name == name) {
                     continue;
@@ -779,24 +806,49 @@ pub(super) fn drop_domain_defs(
                     drops.push(child);
                 }
             }
+            let column = match &d {
+                Dependent::Column(t, c) => ctx.catalog.table(t).zip(Some(c.clone())),
+                _ => None,
+            };
+            let listed = |deps: &[(Dependent, String)], oid| {
+                deps.iter()
+                    .any(|(x, _)| matches!(x, Dependent::View(w, _) if w.oid == oid))
+            };
+            if let Dependent::View(v, _) = &d {
+                if listed(&deps, v.oid) {
+                    continue;
+                }
+            }
             deps.push((d, on));
+            // The views reading the column go with it (and those over them).
+            if let Some((t, c)) = column {
+                let pos = super::alter::existing_column(&t, &c)?;
+                for (v, why) in super::view::views_dropped_with_column(ctx, &t, pos)? {
+                    if !listed(&deps, v.oid) {
+                        deps.push((Dependent::View(v, why), String::new()));
+                    }
+                }
+            }
         }
         k += 1;
     }
     if !cascade && !deps.is_empty() {
         return Err(super::dependents_remain(
             format_args!("type {}", drops[0].name),
-            deps.iter()
-                .map(|(d, on)| format!("{} depends on type {on}", d.describe())),
+            deps.iter().map(|(d, on)| d.reason(on)),
         ));
     }
-    if deps
-        .iter()
-        .any(|(d, _)| matches!(d, Dependent::Function(_)))
-    {
-        return Err(DbError::unsupported(
-            "DROP DOMAIN ... CASCADE of a domain functions use",
-        ));
+    // A function goes with the domain unless something calls it (a view,
+    // a default...): those are not followed here.
+    for (d, _) in &deps {
+        if let Dependent::Function(f, _) = d {
+            if !super::function_deps::dependents(ctx, f).is_empty() {
+                return Err(DbError::unsupported(format!(
+                    "DROP DOMAIN ... CASCADE of a domain {} uses, which other objects call,",
+                    d.describe()
+                )));
+            }
+        }
     }
     match deps.as_slice() {
         [] => {}
@@ -817,7 +869,20 @@ pub(super) fn drop_domain_defs(
             );
         }
     }
+    // Views first: nothing is left reading a dropped column.
+    let views: Vec<_> = deps
+        .iter()
+        .filter_map(|(d, _)| match d {
+            Dependent::View(v, why) => Some((v.clone(), why.clone())),
+            _ => None,
+        })
+        .collect();
+    super::view::drop_views_cascaded(ctx, &views)?;
     for (d, _) in &deps {
+        if let Dependent::Function(f, _) = d {
+            ctx.catalog
+                .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f.clone()))?;
+        }
         if let Dependent::Cast(c) = d {
             super::cast::drop_all(ctx, vec![c.clone()])?;
         }

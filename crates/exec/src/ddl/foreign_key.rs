@@ -278,22 +278,8 @@ pub(crate) fn cascade_notice(ctx: &mut StatementCtx, mut what: Vec<(u32, String)
     }
     // PostgreSQL lists them in its dependency scan's order; by name here.
     what.sort_by(|a, b| a.1.cmp(&b.1));
-    let lines: Vec<String> = what
-        .into_iter()
-        .map(|(_, w)| format!("drop cascades to {w}"))
-        .collect();
-    let n = lines.len();
-    let e = if n == 1 {
-        DbError::new(SqlState::SuccessfulCompletion, lines[0].clone())
-    } else {
-        DbError::new(
-            SqlState::SuccessfulCompletion,
-            format!("drop cascades to {n} other objects"),
-        )
-        .with_detail(lines.join("\n"))
-    };
-    ctx.notices
-        .push(e.with_severity(nestor_common::error::Severity::Notice));
+    let what: Vec<String> = what.into_iter().map(|(_, w)| w).collect();
+    super::cascades_notice(ctx, &what);
 }
 
 /// DROP TABLE of a referenced table: 2BP01 naming the first dependent

@@ -88,6 +88,47 @@ fn dependents(
     }
 }
 
+/// The materialized views whose query reads column `pos` of table `t`
+/// directly, in creation order. Their queries are planned now, so a `*`
+/// also counts a column added since the view was made (PostgreSQL
+/// records the columns at creation): that only makes DROP COLUMN
+/// stricter.
+pub(crate) fn reading_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<Arc<nestor_catalog::TableDef>>, DbError> {
+    let attnum = i16::try_from(pos + 1).unwrap_or(i16::MAX);
+    let mut out = Vec::new();
+    for m in ctx.catalog.tables() {
+        let Some(mv) = m
+            .matview
+            .as_ref()
+            .filter(|mv| mv.depends_on.contains(&t.oid))
+        else {
+            continue;
+        };
+        let stmts = nestor_parser::parse_sql(&mv.query)?;
+        let Some(raw) = stmts.first() else { continue };
+        // Its unqualified names are public's, as for a view's query.
+        let saved = ctx.catalog.enter_view_path();
+        let needs = nestor_plan::select::rls::unapplied(|| {
+            (crate::ROUTINES.describe_needs)(ctx, &mv.query, raw)
+        });
+        ctx.catalog.restore_search_path(saved);
+        // One that no longer plans reads nothing the DROP could break.
+        let Ok((_, needs)) = needs else { continue };
+        let reads = super::view::columns_read(&needs, &mv.depends_on)
+            .iter()
+            .any(|(r, cols)| *r == t.oid && cols.contains(&attnum));
+        if reads {
+            out.push(m.clone());
+        }
+    }
+    out.sort_by_key(|m| m.oid.0);
+    Ok(out)
+}
+
 /// DROP of relation `oid` (`what`: "table t", "view v") with materialized
 /// views reading it: 2BP01 naming them and what reads them, or with
 /// CASCADE they go first (with the views over them), in one NOTICE.

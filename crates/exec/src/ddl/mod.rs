@@ -12,6 +12,7 @@ mod aggregate;
 mod alter;
 mod alter_type;
 mod cast;
+mod column_deps;
 mod column_storage;
 mod comment;
 mod composite;
@@ -226,6 +227,27 @@ pub(crate) fn dependents_remain(
     )
     .with_detail(lines.into_iter().collect::<Vec<_>>().join("\n"))
     .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
+/// PostgreSQL's NOTICE for the objects (`view v`) a DROP ... CASCADE
+/// takes along, in the order given: the one object, or a count with the
+/// list in DETAIL. Nothing for none.
+pub(crate) fn cascades_notice(ctx: &mut StatementCtx, what: &[String]) {
+    let lines: Vec<String> = what
+        .iter()
+        .map(|w| format!("drop cascades to {w}"))
+        .collect();
+    let e = match lines.as_slice() {
+        [] => return,
+        [one] => DbError::new(SqlState::SuccessfulCompletion, one.clone()),
+        _ => DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {} other objects", lines.len()),
+        )
+        .with_detail(lines.join("\n")),
+    };
+    ctx.notices
+        .push(e.with_severity(nestor_common::error::Severity::Notice));
 }
 
 #[derive(Clone)]

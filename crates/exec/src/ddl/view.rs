@@ -11,10 +11,18 @@
 //!
 //! PostgreSQL stores a view as a parse tree that refers to tables and
 //! columns by number, so renames follow it and the dependency machinery
-//! refuses changes that would break it. Nestor keeps text, so:
+//! refuses changes that would break it. Nestor keeps text, and with it
+//! the columns of each table the query reads (`ViewDef::column_deps`:
+//! taken from the privileges its plan needs when it is made, which the
+//! binder marks column by column, so a `*` counts the columns there were
+//! then), so:
 //!
 //! ```text
 //!   DROP TABLE t            view v reads t  -> 2BP01 (CASCADE drops v)
+//!   ALTER TABLE t DROP      v reads c -> 2BP01 naming v and the views
+//!     COLUMN c                over it (CASCADE drops them; column_deps.rs)
+//!   ALTER TABLE t ALTER     v reads c -> 0A000, as PostgreSQL
+//!     COLUMN c TYPE
 //!   ALTER TABLE t RENAME    v's text is rewritten (t -> new name), then
 //!   / RENAME COLUMN           re-planned
 //!   ALTER TABLE t ...       every view over t (transitively) is re-planned
@@ -68,7 +76,8 @@ pub fn create_view(
     };
     // Described, not run: no policies (PostgreSQL stores the view's
     // query before its rewriter would apply them).
-    let out = nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.describe)(ctx, text, &raw))?;
+    let (out, needs) =
+        nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.describe_needs)(ctx, text, &raw))?;
     if let Some(pb::node::Node::SelectStmt(sel)) = query.node.as_ref() {
         if sel
             .with_clause
@@ -120,6 +129,12 @@ pub fn create_view(
         columns.push((name, ty));
     }
     let (depends_on, reads_temp) = relations_read(ctx, query)?;
+    let mut column_deps = columns_read(&needs, &depends_on);
+    for (rel, cols) in row_type_columns(ctx, query)? {
+        if !column_deps.iter().any(|(r, _)| *r == rel) {
+            column_deps.push((rel, cols));
+        }
+    }
     // A view over TEMP objects is TEMP itself, as in PostgreSQL.
     let temporary = rv.relpersistence == "t" || reads_temp;
     if reads_temp && rv.relpersistence != "t" {
@@ -181,6 +196,7 @@ pub fn create_view(
             .as_ref()
             .map(|p| p.defaults.clone())
             .unwrap_or_default(),
+        column_deps: Some(column_deps),
     };
     let def = Arc::new(def);
     if check_option != ViewCheckOption::None {
@@ -802,27 +818,285 @@ pub(crate) fn rename_in_views(
     Ok(())
 }
 
-/// The first view that reads column `column` of relation `oid` directly:
-/// its query names the column (a column reference ending in that name)
-/// or selects `*`. PostgreSQL records column dependencies; Nestor keeps
-/// the query as text, so a same-named column of another table the view
-/// reads counts too (which only makes ALTER COLUMN TYPE stricter).
-pub(crate) fn view_reading_column(
-    ctx: &StatementCtx,
-    oid: RelId,
-    column: &str,
-) -> Result<Option<Arc<ViewDef>>, DbError> {
-    for v in ctx.catalog.views_on(oid) {
-        let stmts = nestor_parser::parse_sql(&v.query)?;
-        for raw in &stmts {
-            let json = serde_json::to_value(&raw.stmt)
-                .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
-            if names_column(&json, column) {
-                return Ok(Some(v));
+/// The columns of each relation a view's query reads directly, from the
+/// privileges its plan needs: the needs checked as the current role (what
+/// a view it reads reads is checked as that view's owner) on relations
+/// the query names, which the binder marks column by column as it binds
+/// references to them (a `*` expanded into each column).
+pub(crate) fn columns_read(
+    needs: &[nestor_plan::perm::Perm],
+    named: &[RelId],
+) -> Vec<(RelId, Vec<i16>)> {
+    let mut out: Vec<(RelId, Vec<i16>)> = Vec::new();
+    for p in needs {
+        let direct = p.kind == nestor_catalog::acl::ObjKind::Table
+            && p.check_as.is_none()
+            && named.contains(&RelId(p.oid));
+        if !direct || p.cols.select.is_empty() {
+            continue;
+        }
+        match out.iter_mut().find(|(r, _)| r.0 == p.oid) {
+            Some((_, cols)) => {
+                for &a in &p.cols.select {
+                    nestor_plan::perm::add_col(cols, a);
+                }
             }
+            None => out.push((RelId(p.oid), p.cols.select.clone())),
         }
     }
-    Ok(None)
+    out
+}
+
+/// The tables whose row type a function the query calls in FROM returns
+/// (`FROM get_users()`, `ROWS FROM (get_users(), ...)`), each with the
+/// columns of it the query uses. PostgreSQL records the view's dependency
+/// on those columns; Nestor counts, of the columns there are when the
+/// view is made, those a column reference of the query names (any
+/// column reference ending in the name: a same-named column of another
+/// relation counts too, which only makes DROP COLUMN stricter), or all
+/// of them when the query selects a `*`. A call is counted when every
+/// function of its name returns that row type.
+fn row_type_columns(
+    ctx: &StatementCtx,
+    query: &pb::Node,
+) -> Result<Vec<(RelId, Vec<i16>)>, DbError> {
+    let json = serde_json::to_value(query)
+        .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+    let mut names = Vec::new();
+    range_function_names(&json, &mut names);
+    let mut out: Vec<(RelId, Vec<i16>)> = Vec::new();
+    for name in names {
+        let mut rels = ctx
+            .catalog
+            .all_functions()
+            .into_iter()
+            .filter(|f| f.name == name)
+            .map(|f| match f.returns {
+                nestor_catalog::Returns::RowType(rel) => Some(rel),
+                _ => None,
+            })
+            .collect::<Vec<_>>();
+        rels.dedup();
+        let [Some(rel)] = rels.as_slice() else {
+            continue;
+        };
+        let Some(t) = ctx.catalog.table_by_oid(*rel) else {
+            continue;
+        };
+        if out.iter().any(|(r, _)| r == rel) {
+            continue;
+        }
+        let cols = t
+            .live_columns()
+            .filter(|(_, c)| names_column(&json, &c.name))
+            .filter_map(|(i, _)| i16::try_from(i + 1).ok())
+            .collect();
+        out.push((*rel, cols));
+    }
+    Ok(out)
+}
+
+/// The names of the functions called in FROM (RangeFunction items).
+fn range_function_names(v: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value as J;
+    match v {
+        J::Object(map) => {
+            if let Some(rf) = map.get("RangeFunction") {
+                let calls = rf.get("functions").and_then(J::as_array);
+                for item in calls.map(|v| v.as_slice()).unwrap_or_default() {
+                    let first = item
+                        .pointer("/node/List/items/0/node/FuncCall/funcname")
+                        .and_then(J::as_array)
+                        .and_then(|n| n.last())
+                        .and_then(|n| n.pointer("/node/String/sval"))
+                        .and_then(J::as_str);
+                    if let Some(name) = first {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+            for child in map.values() {
+                range_function_names(child, out);
+            }
+        }
+        J::Array(items) => items.iter().for_each(|i| range_function_names(i, out)),
+        _ => {}
+    }
+}
+
+/// The views that read column `pos` of table `t` directly, in creation
+/// order: their recorded column dependencies, or for a view recorded
+/// without them, its query naming the column (a column reference ending
+/// in its name, which a same-named column of another table also matches)
+/// or selecting `*`.
+pub(crate) fn views_reading_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<Arc<ViewDef>>, DbError> {
+    let attnum = i16::try_from(pos + 1).unwrap_or(i16::MAX);
+    let column = &t.columns[pos].name;
+    let mut out = Vec::new();
+    // Those reading it through a function returning its row type do not
+    // name it (`views_on` misses them).
+    let views = ctx.catalog.views().into_iter().filter(|v| {
+        v.depends_on.contains(&t.oid)
+            || v.column_deps
+                .as_ref()
+                .is_some_and(|d| d.iter().any(|(r, _)| *r == t.oid))
+    });
+    for v in views {
+        let reads = match &v.column_deps {
+            Some(deps) => deps
+                .iter()
+                .any(|(r, cols)| *r == t.oid && cols.contains(&attnum)),
+            None => query_names_column(&v.query, column)?,
+        };
+        if reads {
+            out.push(v);
+        }
+    }
+    out.sort_by_key(|v| v.oid.0);
+    Ok(out)
+}
+
+/// The first view that reads column `pos` of table `t` directly.
+pub(crate) fn view_reading_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Option<Arc<ViewDef>>, DbError> {
+    Ok(views_reading_column(ctx, t, pos)?.into_iter().next())
+}
+
+/// A view and the views over it, each with the DETAIL line saying why it
+/// goes.
+pub(crate) type ViewGroup = Vec<(Arc<ViewDef>, String)>;
+
+/// The views to drop with column `pos` of table `t`: one group for each
+/// view reading it (in creation order), of that view and the views over
+/// it (those not in an earlier group), each with PostgreSQL's reason for
+/// it ("view v depends on column c of table t", "view w depends on view
+/// v"); each view's dependents follow it.
+pub(crate) fn view_groups_on_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<ViewGroup>, DbError> {
+    let column = format!("column {} of table {}", t.columns[pos].name, t.name);
+    let mut seen: Vec<RelId> = Vec::new();
+    let mut out = Vec::new();
+    for v in views_reading_column(ctx, t, pos)? {
+        if seen.contains(&v.oid) {
+            continue;
+        }
+        let line = format!("view {} depends on {column}", v.name);
+        out.push(view_and_dependents(ctx, v, line, &mut seen));
+    }
+    Ok(out)
+}
+
+/// View `v` (going because `why`) and the views over it not in `seen`,
+/// each with its DETAIL line; all of them are added to `seen`.
+pub(crate) fn view_and_dependents(
+    ctx: &StatementCtx,
+    v: Arc<ViewDef>,
+    why: String,
+    seen: &mut Vec<RelId>,
+) -> ViewGroup {
+    let over = format!("view {}", v.name);
+    let oid = v.oid;
+    seen.push(oid);
+    let mut group = vec![(v, why)];
+    for (w, on) in views_in_order(ctx, oid, &over) {
+        if !seen.contains(&w.oid) {
+            seen.push(w.oid);
+            let line = format!("view {} depends on {on}", w.name);
+            group.push((w, line));
+        }
+    }
+    group
+}
+
+/// The views whose query names type `name` (a cast to it, in any
+/// schema), in creation order. PostgreSQL records the dependency of the
+/// view on the type; Nestor finds the name in the query text.
+pub(crate) fn views_naming_type(
+    ctx: &StatementCtx,
+    name: &str,
+) -> Result<Vec<Arc<ViewDef>>, DbError> {
+    let mut out = Vec::new();
+    for v in ctx.catalog.views() {
+        let json = serde_json::to_value(nestor_parser::parse_sql(&v.query)?)
+            .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+        if names_type(&json, name) {
+            out.push(v);
+        }
+    }
+    out.sort_by_key(|v| v.oid.0);
+    Ok(out)
+}
+
+/// Whether a parse tree has a type name whose last part is `name`.
+fn names_type(v: &serde_json::Value, name: &str) -> bool {
+    use serde_json::Value as J;
+    match v {
+        J::Object(map) => map.iter().any(|(k, child)| {
+            if k == "TypeName" || k == "type_name" {
+                let last = child
+                    .get("names")
+                    .and_then(J::as_array)
+                    .and_then(|n| n.last())
+                    .and_then(|n| n.pointer("/node/String/sval"))
+                    .and_then(J::as_str);
+                if last == Some(name) {
+                    return true;
+                }
+            }
+            names_type(child, name)
+        }),
+        J::Array(items) => items.iter().any(|i| names_type(i, name)),
+        _ => false,
+    }
+}
+
+/// [`view_groups_on_column`] as one list.
+pub(crate) fn views_dropped_with_column(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    pos: usize,
+) -> Result<Vec<(Arc<ViewDef>, String)>, DbError> {
+    Ok(view_groups_on_column(ctx, t, pos)?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// Drop the views `views` (from [`views_dropped_with_column`]) for a
+/// cascaded drop whose NOTICE the caller gave: dependents first.
+pub(crate) fn drop_views_cascaded(
+    ctx: &mut StatementCtx,
+    views: &[(Arc<ViewDef>, String)],
+) -> Result<(), DbError> {
+    let oids: Vec<RelId> = views.iter().map(|(v, _)| v.oid).collect();
+    for (v, _) in views.iter().rev() {
+        let name = ctx.catalog.qualify(v.namespace, &v.name);
+        drop_view(ctx, &name, &oids, true)?;
+    }
+    Ok(())
+}
+
+/// Whether a query (SQL text) has a column reference ending in `column`,
+/// or a `*`.
+fn query_names_column(query: &str, column: &str) -> Result<bool, DbError> {
+    for raw in &nestor_parser::parse_sql(query)? {
+        let json = serde_json::to_value(&raw.stmt)
+            .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+        if names_column(&json, column) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 fn names_column(v: &serde_json::Value, column: &str) -> bool {
