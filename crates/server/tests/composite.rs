@@ -189,6 +189,22 @@ fn composite_columns_casts_and_text_format() {
         fails(&s, "create table person_arr (a person[])"),
         "0A000: arrays of the row type of table person is not supported"
     );
+    // User-defined types live in public: another schema that exists is
+    // 0A000, one that does not is PostgreSQL's 3F000.
+    ok(&s, "create schema tys");
+    for ddl in [
+        "create type tys.e as enum ('a')",
+        "create domain tys.d as int",
+    ] {
+        assert_eq!(
+            fails(&s, ddl),
+            "0A000: types in schema tys (user-defined types live in public) is not supported"
+        );
+    }
+    assert_eq!(
+        fails(&s, "create domain nosuch.d as int"),
+        "3F000: schema \"nosuch\" does not exist"
+    );
     ok(
         &s,
         "create function pa(p pair) returns int language sql as 'select (p).a * 10'",

@@ -304,7 +304,7 @@ pub(super) fn rename_composite(
     parts: &[pb::Node],
     to: &str,
 ) -> Result<bool, DbError> {
-    let name = type_name(parts)?;
+    let name = type_name(ctx.catalog, parts)?;
     if ctx.catalog.composite(&name).is_none() {
         return Ok(false);
     }
@@ -323,7 +323,7 @@ pub(super) fn alter_composite_owner(
     parts: &[pb::Node],
     spec: &pb::RoleSpec,
 ) -> Result<bool, DbError> {
-    let name = type_name(parts)?;
+    let name = type_name(ctx.catalog, parts)?;
     if ctx.catalog.composite(&name).is_none() {
         return Ok(false);
     }

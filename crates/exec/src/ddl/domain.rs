@@ -70,7 +70,7 @@ fn require_owner(ctx: &StatementCtx, def: &DomainDef) -> Result<(), DbError> {
 
 /// The domain `name` for a change by its owner.
 fn owned(ctx: &StatementCtx, parts: &[pb::Node]) -> Result<DomainDef, DbError> {
-    let def = existing(ctx, &type_name(parts)?)?;
+    let def = existing(ctx, &type_name(ctx.catalog, parts)?)?;
     require_owner(ctx, &def)?;
     Ok((*def).clone())
 }
@@ -241,7 +241,7 @@ pub fn create_domain(
     ctx: &mut StatementCtx,
     st: &pb::CreateDomainStmt,
 ) -> Result<CommandTag, DbError> {
-    let name = type_name(&st.domainname)?;
+    let name = type_name(ctx.catalog, &st.domainname)?;
     if name_is_type(ctx, &name) {
         return Err(type_exists(&name));
     }
@@ -766,7 +766,7 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
             NodeEnum::List(l) => l.items.clone(),
             _ => continue,
         };
-        let name = type_name(&parts)?;
+        let name = type_name(ctx.catalog, &parts)?;
         match existing(ctx, &name) {
             Ok(def) => drops.push(def),
             Err(e) if e.code == SqlState::UndefinedObject && ds.missing_ok => {

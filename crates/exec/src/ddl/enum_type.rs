@@ -41,12 +41,19 @@ use super::{notice, notice_code};
 use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
-/// The type name of a `type_name` list (`public.` allowed).
-pub(super) fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
+/// The type name of a `type_name` list (`public.` allowed; types live
+/// in public only, so another existing schema is 0A000).
+pub(super) fn type_name(
+    catalog: &nestor_catalog::Catalog,
+    parts: &[pb::Node],
+) -> Result<String, DbError> {
     let names = bind::names(parts);
     match names.as_slice() {
         [n] => Ok(n.clone()),
         [s, n] if s == "public" => Ok(n.clone()),
+        [s, _] if catalog.schema(s).is_some() || s == "pg_catalog" => Err(DbError::unsupported(
+            format!("types in schema {s} (user-defined types live in public)"),
+        )),
         [s, _] => Err(DbError::new(
             SqlState::InvalidSchemaName,
             format!("schema \"{s}\" does not exist"),
@@ -114,7 +121,7 @@ fn put(ctx: &mut StatementCtx, def: EnumDef) -> Result<(), DbError> {
 
 /// CREATE TYPE name AS ENUM (labels).
 pub fn create_enum(ctx: &mut StatementCtx, st: &pb::CreateEnumStmt) -> Result<CommandTag, DbError> {
-    let name = type_name(&st.type_name)?;
+    let name = type_name(ctx.catalog, &st.type_name)?;
     if name_is_type(ctx, &name) {
         return Err(type_exists(&name));
     }
@@ -160,7 +167,7 @@ fn duplicate_label(oid: u32, label: &str) -> DbError {
 /// ALTER TYPE name ADD VALUE [IF NOT EXISTS] v [BEFORE|AFTER n], ALTER TYPE
 /// name RENAME VALUE a TO b.
 pub fn alter_enum(ctx: &mut StatementCtx, st: &pb::AlterEnumStmt) -> Result<CommandTag, DbError> {
-    let name = type_name(&st.type_name)?;
+    let name = type_name(ctx.catalog, &st.type_name)?;
     let mut def = owned(ctx, &name)?;
     if !st.old_val.is_empty() {
         def.rename_label(&st.old_val, &st.new_val)?;
@@ -192,7 +199,7 @@ pub fn alter_enum(ctx: &mut StatementCtx, st: &pb::AlterEnumStmt) -> Result<Comm
 
 /// ALTER TYPE name RENAME TO new.
 pub fn rename_enum(ctx: &mut StatementCtx, parts: &[pb::Node], to: &str) -> Result<(), DbError> {
-    let name = type_name(parts)?;
+    let name = type_name(ctx.catalog, parts)?;
     let mut def = owned(ctx, &name)?;
     if name_is_type(ctx, to) {
         return Err(type_exists(to));
@@ -208,7 +215,7 @@ pub fn alter_enum_owner(
     parts: &[pb::Node],
     spec: &pb::RoleSpec,
 ) -> Result<(), DbError> {
-    let name = type_name(parts)?;
+    let name = type_name(ctx.catalog, parts)?;
     let mut def = owned(ctx, &name)?;
     let new = super::role::resolve(ctx, spec)?;
     if !ctx.role.superuser && !ctx.catalog.is_member_of(ctx.role.oid, new.oid) {
@@ -243,7 +250,7 @@ pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTa
         let names = bind::names(&parts);
         let name = match names.as_slice() {
             [s, n] if s == "pg_catalog" => n.clone(),
-            _ => type_name(&parts)?,
+            _ => type_name(ctx.catalog, &parts)?,
         };
         if let Some(c) = ctx.catalog.composite(&name) {
             composites.push(c);
