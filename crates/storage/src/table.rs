@@ -774,15 +774,17 @@ impl Table {
     }
 
     /// [`Table::index_scan_batch`] for a reader with buffers of its own:
-    /// the visible rows are decoded in place into the first `width` (the
-    /// table's column count) slots of `out[0]`, `out[1]`, ... (at most
-    /// `out.len()` rows; the columns `cols` leaves unmarked are not
-    /// touched, see `codec::decode_in_place`), and `heads` gets, per row, where it came
-    /// from and where its stored values ended (as
-    /// [`TableScan::next_in_place`] returns). Nothing is allocated per row
-    /// but the values themselves, and a batch small enough to stay in the
-    /// CPU cache is handed up while it is still there. Returns where the
-    /// next batch resumes (None: the range is exhausted).
+    /// at most `max_rows` visible rows are decoded in place into the first
+    /// `width` (the table's column count) slots of `out[0]`, `out[1]`, ...
+    /// (the columns `cols` leaves unmarked are not touched, see
+    /// `codec::decode_in_place`); `out` gets another all-NULL buffer of
+    /// `width` + [`TUPLE_SPARE_VALUES`] values when it runs short, so a
+    /// lookup that finds one row makes one. `heads` gets, per row, where it
+    /// came from and where its stored values ended (as
+    /// [`TableScan::next_in_place`] returns). Nothing else is allocated per
+    /// row but the values themselves, and a batch small enough to stay in
+    /// the CPU cache is handed up while it is still there. Returns where
+    /// the next batch resumes (None: the range is exhausted).
     #[allow(clippy::too_many_arguments)]
     pub fn index_scan_batch_into(
         &self,
@@ -790,12 +792,11 @@ impl Table {
         (lo, hi): (Bound<&[Value]>, Bound<&[Value]>),
         snap: &Snapshot,
         cols: Option<&[bool]>,
-        backward: bool,
-        resume: Option<&[u8]>,
-        (out, width): (&mut [Vec<Value>], usize),
+        (backward, resume, max_rows): (bool, Option<&[u8]>, usize),
+        (out, width): (&mut Vec<Vec<Value>>, usize),
         heads: &mut Vec<(TupleHead, usize)>,
     ) -> Option<Vec<u8>> {
-        assert!(!out.is_empty(), "a batch holds at least one row");
+        assert!(max_rows > 0, "a batch holds at least one row");
         heads.clear();
         let bounds = ByteBounds::new(lo, hi);
         let mut lock_rows = snap.ssi.is_some();
@@ -809,10 +810,14 @@ impl Table {
         let read = EntryRead { index, snap, cols };
         let mut next = None;
         crate::index::visit_range_from(&entries, &bounds, resume, backward, |entry, key, row| {
-            let Some(buf) = out.get_mut(heads.len()) else {
+            if heads.len() == max_rows {
                 next = Some(entry.to_vec());
                 return false;
-            };
+            }
+            if heads.len() == out.len() {
+                out.push(vec![Value::Null; width + TUPLE_SPARE_VALUES]);
+            }
+            let buf = &mut out[heads.len()][..width];
             let found = self.entry_version(
                 &rows,
                 &read,
@@ -820,7 +825,7 @@ impl Table {
                 &mut scratch,
                 &mut lock_rows,
                 |row, v| {
-                    let stored = codec::decode_in_place(&v.data, cols, upto, &mut buf[..width]);
+                    let stored = codec::decode_in_place(&v.data, cols, upto, buf);
                     let head = TupleHead {
                         row,
                         xmin: v.xmin,

@@ -460,7 +460,8 @@ fn key_range(
 /// One lookup by equal keys and a range on the next column.
 /// An index range read (in key order, `backward`: descending), in
 /// batches of growing size: each batch's visible rows are decoded in place
-/// into a set of row buffers (`Table::index_scan_batch_into`), completed
+/// into a set of row buffers (`Table::index_scan_batch_into`, which makes
+/// them as rows are found and reuses them batch after batch), completed
 /// to scan rows, tested against `filter`, and the passing ones handed to
 /// `each`, before the next batch is read. The index lock is not held while
 /// rows flow up the plan; a small first batch lets a LIMIT stop the
@@ -482,22 +483,19 @@ fn range_scan(
     };
     let snap = ev.ctx.snapshot;
     let width = table.columns.len();
+    // Row buffers, made as rows are found (a point lookup makes one).
     let mut bufs: Vec<Row> = Vec::new();
     let mut heads = Vec::new();
     let (mut resume, mut batch, mut read, mut n) = (None::<Vec<u8>>, INDEX_BATCH_ROWS_FIRST, 0, 0);
-    let more = loop {
+    loop {
         ssi_check(ev)?;
-        if bufs.len() < batch {
-            bufs.resize_with(batch, || vec![Value::Null; width + SYS_COLS]);
-        }
         let next = table.storage.index_scan_batch_into(
             &index.index,
             range.bounds(),
             &snap,
             cols,
-            backward,
-            resume.as_deref(),
-            (&mut bufs[..batch], width),
+            (backward, resume.as_deref(), batch),
+            (&mut bufs, width),
             &mut heads,
         );
         read += heads.len() as u64;
@@ -509,13 +507,13 @@ fn range_scan(
                 return Ok(false);
             }
         }
-        let Some(k) = next else { break true };
+        let Some(k) = next else { break };
         resume = Some(k);
         batch = (batch * 4).min(INDEX_BATCH_ROWS_MAX);
-    };
+    }
     ev.ctx.db.stats.count_scans(index.oid.0, true, 1, read);
     ssi_check(ev)?;
-    Ok(more)
+    Ok(true)
 }
 
 /// Rows in the first batch of an index range read (a LIMIT is usually
