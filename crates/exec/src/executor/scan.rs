@@ -757,14 +757,32 @@ pub(super) fn run_function(
             };
             run_function(inner, args, ev, param, &mut checked)
         }
+        TableFunc::Fields(inner, width) => {
+            let width = *width;
+            let mut split = |ev: &mut Ev, row: Vec<Value>| {
+                let fields = match row.into_iter().next() {
+                    Some(Value::Record(fields)) => {
+                        record_width(fields.len(), width)?;
+                        fields.to_vec()
+                    }
+                    _ => vec![Value::Null; width],
+                };
+                emit(ev, fields)
+            };
+            run_function(inner, args, ev, param, &mut split)
+        }
         TableFunc::User(f, shape) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {
                 vals.push(a.eval(param, ev)?);
             }
+            let declared = match shape {
+                Some(_) => None,
+                None => f.0.result_columns(ev.ctx.catalog)?,
+            };
             let columns = match shape {
                 Some(types) => Some(types.len()),
-                None => f.0.result_columns(ev.ctx.catalog)?.map(|c| c.len()),
+                None => declared.as_ref().map(|c| c.len()),
             };
             let row_result = columns.is_some();
             let width = columns.unwrap_or(1);
@@ -785,6 +803,9 @@ pub(super) fn run_function(
                 // RETURN NEXT of a composite value: its fields are the row.
                 if row_result && width != 1 {
                     if let [Value::Record(fields)] = row.as_slice() {
+                        if let Some(cols) = &declared {
+                            record_matches(fields, cols)?;
+                        }
                         row = fields.to_vec();
                     }
                 }
@@ -809,6 +830,48 @@ pub(super) fn run_function(
             Ok(true)
         }
     }
+}
+
+/// A composite value a row-returning function gave as its one column
+/// (`select (1, 2)` in a function with two OUT parameters) must have the
+/// declared row's shape: PostgreSQL's tupledesc_match, 42804. The count
+/// is always known; a field's type only as far as its value tells it, so
+/// only numeric fields of another numeric type are told apart (a text
+/// value may be of any string type, an int8 one an oid).
+fn record_matches(fields: &[Value], cols: &[(String, DataType)]) -> Result<(), DbError> {
+    record_width(fields.len(), cols.len())?;
+    for (i, (v, (_, want))) in fields.iter().zip(cols).enumerate() {
+        let have = v.data_type();
+        if have.is_numeric() && want.is_numeric() && have.base() != want.base() {
+            return Err(row_mismatch(format!(
+                "Returned type {} at ordinal position {}, but query expects {}.",
+                have.name(),
+                i + 1,
+                want.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL's tupledesc_match failure (42804).
+fn row_mismatch(detail: String) -> DbError {
+    DbError::new(
+        SqlState::DatatypeMismatch,
+        "function return row and query-specified return row do not match",
+    )
+    .with_detail(detail)
+}
+
+/// A composite value of `have` fields where the scan's row has `want`.
+fn record_width(have: usize, want: usize) -> Result<(), DbError> {
+    if have == want {
+        return Ok(());
+    }
+    Err(row_mismatch(format!(
+        "Returned row contains {have} attribute{}, but query expects {want}.",
+        if have == 1 { "" } else { "s" },
+    )))
 }
 
 /// A row of a function returning record, checked against the column

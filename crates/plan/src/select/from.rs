@@ -1541,8 +1541,12 @@ pub(super) fn plan_range_function(
     let NodeEnum::List(l) = node(&rf.functions[0])? else {
         return Err(DbError::internal("RangeFunction item is not a list"));
     };
-    let Some(NodeEnum::FuncCall(fc)) = l.items.first().and_then(|n| n.node.as_ref()) else {
-        return Err(DbError::unsupported("this function in FROM"));
+    let first = l
+        .items
+        .first()
+        .ok_or_else(|| DbError::internal("RangeFunction item without a function"))?;
+    let Some(NodeEnum::FuncCall(fc)) = first.node.as_ref() else {
+        return plan_expr_item(b, rf, first, offset, scope);
     };
     let fname = bind::names(&fc.funcname)
         .last()
@@ -1575,7 +1579,10 @@ pub(super) fn plan_range_function(
             | "pg_options_to_table"
             | "jsonb_path_query"
     );
-    if builtin && !rf.coldeflist.is_empty() {
+    // unnest of one array takes a list when its elements are records
+    // (`record_columns`).
+    let lone_unnest = fname == "unnest" && fc.args.len() == 1;
+    if builtin && !lone_unnest && !rf.coldeflist.is_empty() {
         return Err(coldeflist_error(b, rf, NOT_RECORD));
     }
     if fname == "unnest" && fc.args.len() > 1 {
@@ -1868,27 +1875,173 @@ pub(super) fn plan_range_function(
             (plan, t.resolve_unknown())
         }
     };
-    let mut cols = vec![OutCol {
+    let fields = record_columns(b, rf, ty, fc.location)?;
+    let col = OutCol {
         name,
         ty,
         table_oid: 0,
         column_id: 0,
-    }];
-    let plan = match plan {
+    };
+    value_leaf(
+        plan,
+        col,
+        fields,
+        rf.ordinality,
+        (&alias, &colnames),
+        offset,
+        scope,
+    )
+}
+
+/// A FROM item that is an expression in function syntax but no function
+/// call (`coalesce(b)`, `cast(x as t)`, `current_date`, `greatest(...)`):
+/// one row of its value, named as the select list would name it, its
+/// columns as [`record_columns`] says.
+fn plan_expr_item(
+    b: &mut Binder,
+    rf: &pb::RangeFunction,
+    item: &pb::Node,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let fname = super::clauses::derive_name(item);
+    let alias = rf
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| fname.clone());
+    let colnames = rf
+        .alias
+        .as_ref()
+        .map(|a| bind::names(&a.colnames))
+        .unwrap_or_default();
+    let (e, t) = b.bind(item)?;
+    let t = t.resolve_unknown();
+    let fields = record_columns(b, rf, t, item_location(item))?;
+    let plan = Plan::FunctionScan {
+        func: TableFunc::Value,
+        args: vec![e],
+        name: fname.clone(),
+        ordinality: false,
+    };
+    let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
+    let col = OutCol {
+        name,
+        ty: t,
+        table_oid: 0,
+        column_id: 0,
+    };
+    value_leaf(
+        plan,
+        col,
+        fields,
+        rf.ordinality,
+        (&alias, &colnames),
+        offset,
+        scope,
+    )
+}
+
+/// Where an expression item's errors point (its function's name).
+fn item_location(item: &pb::Node) -> i32 {
+    match item.node.as_ref() {
+        Some(NodeEnum::CoalesceExpr(c)) => c.location,
+        Some(NodeEnum::MinMaxExpr(m)) => m.location,
+        Some(NodeEnum::SqlvalueFunction(f)) => f.location,
+        Some(n) => bind::location_of(n),
+        None => -1,
+    }
+}
+
+const REDUNDANT_COMPOSITE: &str =
+    "a column definition list is redundant for a function returning a named composite type";
+
+/// The columns of a FROM function whose value is of type `ty`, as
+/// PostgreSQL's addRangeTableEntryForFunction sorts result types: a named
+/// composite type's fields (a column definition list is redundant); an
+/// anonymous record's from the column definition list, which it needs and
+/// which must match the record's shape where that is known here (else the
+/// scan checks each value's width); None for any other type, one column
+/// (which takes no list).
+fn record_columns(
+    b: &Binder,
+    rf: &pb::RangeFunction,
+    ty: DataType,
+    location: i32,
+) -> Result<Option<Vec<(String, DataType)>>, DbError> {
+    match ty {
+        DataType::Record(rt) if rt.oid != 0 => {
+            if !rf.coldeflist.is_empty() {
+                return Err(coldeflist_error(b, rf, REDUNDANT_COMPOSITE));
+            }
+            Ok(Some(rt.fields.clone()))
+        }
+        DataType::Record(rt) => {
+            if rf.coldeflist.is_empty() {
+                let e = DbError::new(
+                    SqlState::SyntaxError,
+                    "a column definition list is required for functions returning \"record\"",
+                );
+                return Err(bind::err_at(e, b.text, location));
+            }
+            let defs = column_defs(&rf.coldeflist)?;
+            if !rt.fields.is_empty() {
+                check_row_matches(rt, &defs)?;
+            }
+            Ok(Some(defs))
+        }
+        _ if !rf.coldeflist.is_empty() => Err(coldeflist_error(b, rf, NOT_RECORD)),
+        _ => Ok(None),
+    }
+}
+
+/// The FROM node of a function scan of one value per row: the value as
+/// its one column `col`, or — given a record's `fields` — split into
+/// them (the alias's column names renaming either), with WITH
+/// ORDINALITY's column after.
+fn value_leaf(
+    plan: Plan,
+    col: OutCol,
+    fields: Option<Vec<(String, DataType)>>,
+    ordinality: bool,
+    (alias, colnames): (&str, &[String]),
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let Some(fields) = fields else {
+        let mut cols = vec![col];
+        let plan = match plan {
+            Plan::FunctionScan {
+                func, args, name, ..
+            } if ordinality => function_scan(func, args, &name, &mut cols, true, colnames),
+            plan => plan,
+        };
+        return Ok(function_leaf(plan, alias, cols, offset, scope));
+    };
+    let (func, args, name) = match plan {
         Plan::FunctionScan {
             func, args, name, ..
-        } if rf.ordinality => {
-            cols.push(ordinality_col(&colnames, 1));
-            Plan::FunctionScan {
-                func,
-                args,
-                name,
-                ordinality: true,
-            }
+        } => (func, args, name),
+        Plan::Project { input, mut exprs }
+            if matches!(*input, Plan::Single) && exprs.len() == 1 =>
+        {
+            (TableFunc::Value, vec![exprs.remove(0)], alias.to_string())
         }
-        plan => plan,
+        _ => return Err(DbError::unsupported("this record-valued function in FROM")),
     };
-    Ok(function_leaf(plan, &alias, cols, offset, scope))
+    let mut cols: Vec<OutCol> = fields
+        .into_iter()
+        .enumerate()
+        .map(|(i, (n, ty))| OutCol {
+            name: colnames.get(i).cloned().unwrap_or(n),
+            ty,
+            table_oid: 0,
+            column_id: 0,
+        })
+        .collect();
+    let func = TableFunc::Fields(Box::new(func), cols.len());
+    let plan = function_scan(func, args, &name, &mut cols, ordinality, colnames);
+    Ok(function_leaf(plan, alias, cols, offset, scope))
 }
 
 /// A function's scan, with WITH ORDINALITY's column added after its
