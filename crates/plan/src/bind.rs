@@ -112,6 +112,12 @@ pub struct Scope {
     /// NULL-extend: their whole rows are NULL where it does
     /// (`Binder::whole_row`).
     pub nullable_row_ids: Vec<usize>,
+    /// The columns below `floor` are an UPDATE's or DELETE's target, seen
+    /// from a LATERAL item of its FROM/USING list: PostgreSQL has the
+    /// target in the namespace but not LATERAL-visible, so a reference to
+    /// it is check_lateral_ref_ok's "invalid reference" (42P10), not a
+    /// missing column.
+    pub lateral_target: bool,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
@@ -1703,7 +1709,11 @@ impl<'e> Binder<'e> {
                 .filter(|(i, c)| *i >= scope.floor && matches(c));
             if hits.clone().next().is_none() && unreachable.is_none() {
                 if let Some(col) = scope.cols[..scope.floor].iter().find(|c| matches(c)) {
-                    unreachable = Some(unreachable_entry(rel, name, &col.rel));
+                    unreachable = Some(if scope.lateral_target {
+                        lateral_target_ref(&col.rel)
+                    } else {
+                        unreachable_entry(rel, name, &col.rel)
+                    });
                 }
             }
             let Some((i, col)) = hits.next() else {
@@ -5954,6 +5964,18 @@ fn whole_row_fields(e: &Expr) -> Option<&[Expr]> {
         Expr::Func(Func::RowCtor, fields) => Some(fields),
         _ => None,
     }
+}
+
+/// A reference from a LATERAL item of an UPDATE's FROM (a DELETE's
+/// USING) to the target table `rel` (see [`Scope::lateral_target`]).
+fn lateral_target_ref(rel: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidColumnReference,
+        format!("invalid reference to FROM-clause entry for table \"{rel}\""),
+    )
+    .with_hint(format!(
+        "There is an entry for table \"{rel}\", but it cannot be referenced from this part of the query."
+    ))
 }
 
 /// A column of the FROM list the expression may not see (a JOIN's ON

@@ -1817,6 +1817,7 @@ pub(crate) fn join_extra_from(
             cols: scope.cols.clone(),
             floor: target_end,
             nullable_row_ids: scope.nullable_row_ids.clone(),
+            lateral_target: true,
             ..Scope::default()
         };
         let saved = std::mem::replace(&mut b.scopes[top], visible);

@@ -264,6 +264,7 @@ fn plan_subselect(
             alias_floor: 0,
             param_start: 0,
             nullable_row_ids: b.scopes[top].nullable_row_ids.clone(),
+            lateral_target: false,
         }
     };
     let pad = visible.param_start;
@@ -809,6 +810,7 @@ fn plan_join_right(
         alias_floor: 0,
         param_start: start,
         nullable_row_ids: scope.nullable_row_ids.clone(),
+        lateral_target: false,
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -1022,6 +1024,9 @@ pub(super) fn plan_join(
             using_alias,
         });
     }
+    if let Some(a) = &j.alias {
+        rename_join_columns(scope, a, start)?;
+    }
     let joined = From::Join {
         kind,
         left: Box::new(left),
@@ -1032,6 +1037,35 @@ pub(super) fn plan_join(
         width: *offset - start,
     };
     lateral_join(b, joined, uses_mark, scope)
+}
+
+/// `(a JOIN b ...) AS j (x, y, ...)`: the names rename the join's
+/// columns in the order `j.*` lists them (merged USING columns first), a
+/// column the names do not reach keeping its own. More names than
+/// columns is 42601, as PostgreSQL's transformFromClauseItem says.
+fn rename_join_columns(scope: &mut Scope, a: &pb::Alias, start: usize) -> Result<(), DbError> {
+    if a.colnames.is_empty() {
+        return Ok(());
+    }
+    let (order, _) = super::clauses::star_order(scope, Some(&a.aliasname), start);
+    if a.colnames.len() > order.len() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            format!(
+                "join expression \"{}\" has {} columns available but {} columns specified",
+                a.aliasname,
+                order.len(),
+                a.colnames.len()
+            ),
+        ));
+    }
+    for ((shown, read), name) in order.into_iter().zip(bind::names(&a.colnames)) {
+        // A FULL join's merged column is read in its left copy's place:
+        // both answer to the new name.
+        scope.cols[shown].name = name.clone();
+        scope.cols[read].name = name;
+    }
+    Ok(())
 }
 
 /// A function argument over the level's row with its references to

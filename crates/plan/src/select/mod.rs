@@ -598,6 +598,7 @@ fn finish_simple_output(
         alias_floor: 0,
         param_start: 0,
         nullable_row_ids: Vec::new(),
+        lateral_target: false,
         cols: cols
             .iter()
             .map(|c| ScopeCol {

@@ -501,6 +501,7 @@ fn bind_over(
         alias_floor: 0,
         param_start: 0,
         nullable_row_ids: Vec::new(),
+        lateral_target: false,
     });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();
