@@ -248,6 +248,8 @@ regress!(
     unused_subquery_outputs,
     function_dependents,
     identity_alter,
+    rangefunc_records,
+    join_aliases,
     sql_function_inline,
     partition_returning_row,
     with_forward_reference,

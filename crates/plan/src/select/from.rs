@@ -1060,8 +1060,14 @@ fn rename_join_columns(scope: &mut Scope, a: &pb::Alias, start: usize) -> Result
         ));
     }
     for ((shown, read), name) in order.into_iter().zip(bind::names(&a.colnames)) {
-        // A FULL join's merged column is read in its left copy's place:
-        // both answer to the new name.
+        // A USING column's copies (and a FULL join's merged column, read
+        // in the left copy's place) all answer to the new name only.
+        let old = std::mem::take(&mut scope.cols[shown].name);
+        for c in &mut scope.cols[start..] {
+            if c.merged && c.name == old {
+                c.name = name.clone();
+            }
+        }
         scope.cols[shown].name = name.clone();
         scope.cols[read].name = name;
     }
