@@ -72,6 +72,13 @@ pub struct ScopeCol {
     /// column, not a record (PostgreSQL's whole-row Var of such a
     /// function).
     pub scalar_fn: bool,
+    /// A column of a LATERAL subquery of one row that reads earlier FROM
+    /// items (`LATERAL (VALUES (a.x)) s`): its value as an expression
+    /// over the level's row, which a reference to the column becomes
+    /// (PostgreSQL pulls such a subquery up into its parent), so a
+    /// condition on `s.x` is one on `a.x` and can key an index scan.
+    /// None for any other column.
+    pub subst: Option<Box<Expr>>,
     /// A column of a table this level reads: the index of the table's
     /// need in [`Binder::perms`], where a reference to it is marked
     /// (`crate::perm`), and its attribute number there.
@@ -1747,6 +1754,10 @@ impl<'e> Binder<'e> {
                     }
                 }
             };
+            if let Some(e) = col.subst.clone() {
+                let ty = col.ty;
+                return Ok((self.substitute(lvl, *e), ty));
+            }
             let ty = col.ty;
             let is_ctid = col.hidden && col.name == "ctid";
             self.mark_read(lvl, i, false);
@@ -1785,6 +1796,25 @@ impl<'e> Binder<'e> {
             Some(r) => Err(self.missing_entry(r)),
             None => Err(self.missing_column(None, name)),
         }
+    }
+
+    /// A pulled-up LATERAL column's value ([`ScopeCol::subst`], over level
+    /// `lvl`'s row) as read here: a column of that level stays one where
+    /// it is in reach, else (an inner level, or a JOIN's ON clause below
+    /// the floor, which makes the join LATERAL) it is read as an outer
+    /// reference, as the subquery itself read it.
+    fn substitute(&mut self, lvl: usize, e: Expr) -> Expr {
+        let cur = self.level();
+        let floor = self.scopes[lvl].floor;
+        e.rewrite(&mut |x| {
+            Ok(match x {
+                Expr::Col(j) if lvl == cur && *j >= floor => None,
+                Expr::Col(j) => Some(self.outer_ref(lvl, *j)),
+                Expr::Outer { level, col } => Some(self.outer_ref(*level, *col)),
+                _ => None,
+            })
+        })
+        .expect("substitution never fails")
     }
 
     /// No column `rel.name` (or `name`) is visible, worded as PostgreSQL's

@@ -640,6 +640,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
             attnum: select::inherit::TABLEOID_ATTNUM,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     Binder::tag_cols(&mut scope, 0, perm);
@@ -2372,6 +2373,7 @@ fn plan_modify_view(
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             });
         }
         let top = b.level();

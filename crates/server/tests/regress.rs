@@ -250,6 +250,7 @@ regress!(
     identity_alter,
     rangefunc_records,
     join_aliases,
+    lateral_pullup,
     sql_function_inline,
     partition_returning_row,
     with_forward_reference,

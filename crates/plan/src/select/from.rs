@@ -227,6 +227,7 @@ fn null_marker(item: From, before: usize, offset: &mut usize, scope: &mut Scope)
         attnum: bind::NULL_MARKER_ATTNUM,
         merged: false,
         scalar_fn: false,
+        subst: None,
     });
     *offset += 1;
     debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");
@@ -273,6 +274,11 @@ fn plan_subselect(
     b.scopes[top] = saved;
     let (plan, cols) = planned?;
     let lateral = rs.lateral && b.last_correlated;
+    let pulled = if lateral && b.null_extended == 0 {
+        pulled_up_columns(&plan, top)
+    } else {
+        None
+    };
     mark_correlation(b, b.last_outer_level.is_some_and(|l| l < top));
     let plan = if lateral {
         Plan::LateralSubquery {
@@ -294,7 +300,56 @@ fn plan_subselect(
         .as_ref()
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
-    Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope))
+    let start = scope.cols.len();
+    let leaf = add_leaf(plan, &alias, cols, &colnames, offset, scope);
+    for (c, e) in scope.cols[start..]
+        .iter_mut()
+        .zip(pulled.unwrap_or_default())
+    {
+        c.subst = Some(Box::new(e));
+    }
+    Ok(leaf)
+}
+
+/// The columns of a LATERAL subquery of one row computed from the FROM
+/// items before it (`LATERAL (VALUES (a.x))`, `LATERAL (SELECT a.x + 1)`)
+/// as expressions over the level's row (level `top`), for references to
+/// them to read those items directly ([`bind::ScopeCol::subst`]), as
+/// PostgreSQL pulls such a subquery up. The item keeps its own columns
+/// (`*`, its whole row). Not for a subquery an outer join may NULL-extend
+/// (its columns are NULL there, the items' are not: the caller checks),
+/// nor one computing with a volatile function, a subquery or an
+/// aggregate (run once per row, not once per reference).
+fn pulled_up_columns(plan: &Plan, top: usize) -> Option<Vec<Expr>> {
+    let exprs = match plan {
+        Plan::Project { input, exprs } if matches!(**input, Plan::Single) => exprs,
+        Plan::Values { rows } if rows.len() == 1 => &rows[0],
+        _ => return None,
+    };
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        let mut simple = e.is_movable();
+        e.walk(&mut |x| {
+            simple &= !matches!(
+                x,
+                Expr::Col(_) | Expr::Agg(_) | Expr::Window(_) | Expr::Param(_)
+            );
+        });
+        if !simple {
+            return None;
+        }
+        let lifted = e
+            .clone()
+            .rewrite(&mut |x| {
+                Ok(match x {
+                    Expr::Outer { level, col } if *level == top => Some(Expr::Col(*col)),
+                    _ => None,
+                })
+            })
+            .ok()?;
+        out.push(lifted);
+    }
+    Some(out)
 }
 
 /// A range variable's name must be unique in its FROM list.
@@ -329,6 +384,7 @@ pub(super) fn add_leaf(
             attnum: c.column_id,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     let f = From::Other {
@@ -551,6 +607,7 @@ pub(super) fn plan_range_var(
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             });
         }
         let f = From::SysView {
@@ -736,6 +793,7 @@ pub(crate) fn add_table(
             attnum: i as i16 + 1,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
@@ -753,6 +811,7 @@ pub(crate) fn add_table(
             attnum,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     let f = From::Table {

@@ -611,6 +611,7 @@ fn finish_simple_output(
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             })
             .collect(),
     };

@@ -491,6 +491,7 @@ fn bind_over(
             attnum: 0,
             merged: false,
             scalar_fn: false,
+            subst: None,
         })
         .collect();
     b.scopes.push(Scope {
