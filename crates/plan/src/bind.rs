@@ -125,6 +125,11 @@ pub struct Scope {
     /// it is check_lateral_ref_ok's "invalid reference" (42P10), not a
     /// missing column.
     pub lateral_target: bool,
+    /// A range-variable name an item inside a join gave again while the
+    /// join's sides are planned, with where that item's columns begin:
+    /// an error at the join's end, until then what makes a qualified
+    /// reference to the name ambiguous (42P09), as in PostgreSQL.
+    pub pending_duplicate: Option<(String, usize)>,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
@@ -160,6 +165,19 @@ impl UsingJoin {
 impl Scope {
     pub fn width(&self) -> usize {
         self.cols.len()
+    }
+
+    /// Whether two items in reach are named `rel` (see
+    /// [`Scope::pending_duplicate`]).
+    pub fn names_twice(&self, rel: &str) -> bool {
+        let Some((name, second)) = &self.pending_duplicate else {
+            return false;
+        };
+        let second = (*second).min(self.cols.len());
+        let floor = self.floor.min(second);
+        name == rel
+            && self.cols[floor..second].iter().any(|c| c.rel == rel)
+            && self.cols[second..].iter().any(|c| c.rel == rel)
     }
 
     /// The merged columns of the referenceable join whose USING alias is
@@ -311,6 +329,10 @@ pub struct Binder<'e> {
     /// planned (in the current query level): its subquery, function and
     /// VALUES items get a row marker (`select::from::null_marker`).
     pub null_extended: usize,
+    /// Positive while the sides of a join are planned (in the current
+    /// query level): a range-variable name given twice waits for the
+    /// join's end (`select::from`'s claim_alias).
+    pub join_depth: usize,
     /// Locations of the quoted literals bound so far, keyed by the address
     /// of their text: an input error converting one points at it, as
     /// PostgreSQL's coerce_type does.
@@ -602,6 +624,7 @@ impl<'e> Binder<'e> {
             last_correlated: false,
             last_outer_level: None,
             null_extended: 0,
+            join_depth: 0,
             literal_locs: Vec::new(),
             vars: None,
             perms: Vec::new(),
@@ -1704,6 +1727,14 @@ impl<'e> Binder<'e> {
                 };
                 return Ok((e, ty));
             }
+            if let Some(r) = rel {
+                if scope.names_twice(r) {
+                    return Err(DbError::new(
+                        SqlState::AmbiguousAlias,
+                        format!("table reference \"{r}\" is ambiguous"),
+                    ));
+                }
+            }
             let rel_known =
                 rel.is_none_or(|r| scope.cols[scope.floor..].iter().any(|c| c.rel == r));
             let matches = |c: &ScopeCol| {
@@ -1779,6 +1810,12 @@ impl<'e> Binder<'e> {
         // level first.
         if rel.is_none() {
             for lvl in (0..self.scopes.len()).rev() {
+                if self.scopes[lvl].names_twice(name) {
+                    return Err(DbError::new(
+                        SqlState::AmbiguousAlias,
+                        format!("table reference \"{name}\" is ambiguous"),
+                    ));
+                }
                 if let Some(row) = self.whole_row(lvl, name) {
                     return Ok(row);
                 }

@@ -55,3 +55,22 @@ delete from ja_x using lateral (select * from ja2 where i = ja_x.x1) ss;  -- fai
 update ja_x set x2 = ss.k from ja2 a, lateral (select * from ja2 where i = a.i) ss
   where x1 = a.i;
 select * from ja_x order by 1;
+
+-- two items of one name inside a join are found when the join is
+-- complete; a LATERAL item planned before then that names them is
+-- ambiguous
+create table ja8 (q1 int8, q2 int8);
+create table ja4 (f1 int4);
+insert into ja8 values (1, 2);
+insert into ja4 values (3);
+select * from ja8 x cross join (ja4 x cross join lateral (select x.f1) ss);  -- fail, ambiguous
+select * from ja8 x cross join (ja4 x cross join lateral (select x.q1) ss);  -- fail, ambiguous
+select * from ja8 x cross join (ja4 x cross join lateral (select x) ss);  -- fail, ambiguous
+select * from ja8 x, (ja4 x cross join lateral (select x.f1) ss);  -- fail, ambiguous
+select * from ja8 x cross join (ja4 x cross join lateral (select f1) ss);  -- fail, twice
+select * from ja8 x cross join (ja4 x left join lateral (select x.f1) s on true);  -- fail, ambiguous
+select * from ja8 x join ja4 x on x.f1 > 0;  -- fail, twice
+select * from ja8 x cross join (ja4 y cross join (ja4 x cross join lateral (select y.f1) s));  -- fail, twice
+select * from (ja8 x cross join ja4 x) j;  -- fail, twice
+select * from ja8 x, ja4 x;  -- fail, twice
+select * from ja8 x cross join (select * from ja4 x cross join lateral (select x.f1) s) q;

@@ -80,3 +80,10 @@ select * from rf_bar();  -- fail
 create or replace function rf_bar(out integer, out numeric) as
 $$ select (1, 2.1, 3) $$ language sql;
 select * from rf_bar();  -- fail
+
+-- pg_get_keywords() has OUT parameters: a column list is redundant
+select * from pg_get_keywords() as t(f1 int8, f2 int8);  -- fail
+select count(*), count(*) filter (where barelabel) from pg_get_keywords();
+select catcode, catdesc, count(*) from pg_get_keywords() group by 1, 2 order by 1;
+select * from pg_get_keywords() where word in ('select', 'between', 'abort', 'authorization', 'as') order by 1;
+select * from pg_get_keywords(1);  -- fail

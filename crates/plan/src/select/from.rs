@@ -266,6 +266,7 @@ fn plan_subselect(
             param_start: 0,
             nullable_row_ids: b.scopes[top].nullable_row_ids.clone(),
             lateral_target: false,
+            pending_duplicate: None,
         }
     };
     let pad = visible.param_start;
@@ -294,7 +295,7 @@ fn plan_subselect(
         .as_ref()
         .map(|a| a.aliasname.clone())
         .unwrap_or_default();
-    check_alias(scope, &alias)?;
+    claim_alias(b, scope, &alias)?;
     let colnames = rs
         .alias
         .as_ref()
@@ -356,10 +357,59 @@ fn pulled_up_columns(plan: &Plan, top: usize) -> Option<Vec<Expr>> {
 pub(super) fn check_alias(scope: &Scope, alias: &str) -> Result<(), DbError> {
     let visible = scope.cols.get(scope.alias_floor..).unwrap_or_default();
     if !alias.is_empty() && visible.iter().any(|c| c.rel == alias) {
-        return Err(DbError::new(
-            SqlState::DuplicateAlias,
-            format!("table name \"{alias}\" specified more than once"),
-        ));
+        return Err(duplicate_alias(alias));
+    }
+    Ok(())
+}
+
+fn duplicate_alias(alias: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicateAlias,
+        format!("table name \"{alias}\" specified more than once"),
+    )
+}
+
+/// [`check_alias`] for an item about to be added to `scope`, inside a
+/// join while its sides are planned: PostgreSQL finds two items of one
+/// name only when the join that holds both is complete
+/// (checkNameSpaceConflicts), so a LATERAL item planned in between that
+/// names them meets "table reference is ambiguous" first. The first such
+/// name waits in [`Scope::pending_duplicate`] for the join's end
+/// ([`raise_pending_duplicate`]).
+fn claim_alias(b: &Binder, scope: &mut Scope, alias: &str) -> Result<(), DbError> {
+    let here = scope.cols.len();
+    match check_alias(scope, alias) {
+        // Claimed already (a view's name is checked again once planned).
+        Err(_)
+            if scope
+                .pending_duplicate
+                .as_ref()
+                .is_some_and(|(a, at)| a == alias && *at == here) =>
+        {
+            Ok(())
+        }
+        Err(e) if b.join_depth == 0 || scope.pending_duplicate.is_some() => Err(e),
+        Err(_) => {
+            scope.pending_duplicate = Some((alias.to_string(), here));
+            Ok(())
+        }
+        Ok(()) => Ok(()),
+    }
+}
+
+/// At the end of a join whose items begin at `start`: a name its items
+/// gave twice is an error now (see [`claim_alias`]) when both are in the
+/// join, or when no join encloses this one.
+fn raise_pending_duplicate(b: &Binder, scope: &mut Scope, start: usize) -> Result<(), DbError> {
+    let Some((alias, second)) = scope.pending_duplicate.clone() else {
+        return Ok(());
+    };
+    let first_inside = scope.cols[start.min(second)..second]
+        .iter()
+        .any(|c| c.rel == alias);
+    if first_inside || b.join_depth == 0 {
+        scope.pending_duplicate = None;
+        return Err(duplicate_alias(&alias));
     }
     Ok(())
 }
@@ -411,7 +461,7 @@ pub(super) fn plan_range_var(
 ) -> Result<From, DbError> {
     let name = relname(rv)?;
     let alias = bind::alias_or(rv, &rv.relname);
-    check_alias(scope, &alias)?;
+    claim_alias(b, scope, &alias)?;
     let colnames = rv
         .alias
         .as_ref()
@@ -530,7 +580,7 @@ pub(super) fn plan_range_var(
             b.need_schema(v.namespace, rv.location);
             let perm = b.need_by_columns(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
             let (plan, cols) = plan_view(b, &v)?;
-            check_alias(scope, &alias)?;
+            claim_alias(b, scope, &alias)?;
             let first = scope.cols.len();
             let leaf = add_leaf(plan, &alias, cols, &colnames, offset, scope);
             // The view's own columns, by position (its attribute numbers).
@@ -547,7 +597,7 @@ pub(super) fn plan_range_var(
             b.text = saved;
             let (plan, cols) = planned?;
             mark_correlation(b, b.last_correlated);
-            check_alias(scope, &alias)?;
+            claim_alias(b, scope, &alias)?;
             return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
         }
     }
@@ -870,6 +920,7 @@ fn plan_join_right(
         param_start: start,
         nullable_row_ids: scope.nullable_row_ids.clone(),
         lateral_target: false,
+        pending_duplicate: scope.pending_duplicate.clone(),
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -922,6 +973,7 @@ pub(super) fn plan_join(
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let nullable = matches!(kind, JoinKind::Right | JoinKind::Full);
     b.null_extended += usize::from(nullable);
+    b.join_depth += 1;
     let left = plan_from_item(b, req(&j.larg)?, offset, scope);
     b.null_extended -= usize::from(nullable);
     b.scopes[top] = saved;
@@ -955,7 +1007,9 @@ pub(super) fn plan_join(
     b.null_extended += usize::from(nullable);
     let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope);
     b.null_extended -= usize::from(nullable);
+    b.join_depth -= 1;
     let mut right = right?;
+    raise_pending_duplicate(b, scope, start)?;
     let inner_floor = std::mem::replace(&mut scope.alias_floor, outer_floor);
     let trivially_true = match &j.quals {
         None => true,
@@ -1786,7 +1840,9 @@ pub(super) fn plan_range_function(
             (None, Some(f)) => f,
             (None, None) => return Err(DbError::internal("no set-returning function")),
         };
-        let (params, out) = set_fn.bind(&types)?;
+        let (params, out) = set_fn
+            .bind(&types)
+            .map_err(|e| bind::err_at(e, b.text, fc.location))?;
         if populate.is_none() && !rf.coldeflist.is_empty() {
             let msg = if out.len() > 1 {
                 "a column definition list is redundant for a function with OUT parameters"

@@ -503,6 +503,7 @@ fn bind_over(
         param_start: 0,
         nullable_row_ids: Vec::new(),
         lateral_target: false,
+        pending_duplicate: None,
     });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();
