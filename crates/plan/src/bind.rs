@@ -74,10 +74,10 @@ pub struct ScopeCol {
     pub scalar_fn: bool,
     /// A column of a LATERAL subquery of one row that reads earlier FROM
     /// items (`LATERAL (VALUES (a.x)) s`): its value as an expression
-    /// over the level's row, which a reference to the column becomes
-    /// (PostgreSQL pulls such a subquery up into its parent), so a
-    /// condition on `s.x` is one on `a.x` and can key an index scan.
-    /// None for any other column.
+    /// over the level's row, which a reference to the column in a WHERE
+    /// or JOIN condition of the level becomes (PostgreSQL pulls such a
+    /// subquery up into its parent), so a condition on `s.x` is one on
+    /// `a.x` and can key an index scan. None for any other column.
     pub subst: Option<Box<Expr>>,
     /// A column of a table this level reads: the index of the table's
     /// need in [`Binder::perms`], where a reference to it is marked
@@ -1785,7 +1785,12 @@ impl<'e> Binder<'e> {
                     }
                 }
             };
-            if let Some(e) = col.subst.clone() {
+            // Pulled up only in a WHERE or JOIN condition of its own
+            // level: elsewhere (a select list, GROUP BY) the column keeps
+            // its identity, which grouping checks compare as PostgreSQL's
+            // parser does before its planner pulls the subquery up.
+            let qual = matches!(self.agg, AggCtx::NotAllowed("WHERE" | "JOIN conditions"));
+            if let Some(e) = col.subst.clone().filter(|_| lvl == cur && qual) {
                 let ty = col.ty;
                 return Ok((self.substitute(lvl, *e), ty));
             }
@@ -1837,9 +1842,9 @@ impl<'e> Binder<'e> {
 
     /// A pulled-up LATERAL column's value ([`ScopeCol::subst`], over level
     /// `lvl`'s row) as read here: a column of that level stays one where
-    /// it is in reach, else (an inner level, or a JOIN's ON clause below
-    /// the floor, which makes the join LATERAL) it is read as an outer
-    /// reference, as the subquery itself read it.
+    /// it is in reach, else (a JOIN's ON clause below the floor, which
+    /// makes the join LATERAL) it is read as an outer reference, as the
+    /// subquery itself read it.
     fn substitute(&mut self, lvl: usize, e: Expr) -> Expr {
         let cur = self.level();
         let floor = self.scopes[lvl].floor;

@@ -43,3 +43,7 @@ select a.u1, ss.x from lp a left join lateral (select a.u1 as x) ss on a.u1 > 2
 select count(distinct ss.r = ss.r) from lp a, lateral (select random() as r, a.u1) ss where a.u1 < 10;
 reset enable_hashjoin;
 reset enable_mergejoin;
+-- grouping sees the column as its own, as PostgreSQL's parser does
+select ss.x from lp a, lateral (values (a.u1)) ss(x) group by a.u1;  -- fail
+select a.u1 from lp a, lateral (values (a.u1)) ss(x) group by ss.x;  -- fail
+select ss.x, count(*) from lp a, lateral (values (a.u1 % 2)) ss(x) where ss.x = 1 group by ss.x;

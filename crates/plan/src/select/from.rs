@@ -25,7 +25,19 @@
 //! side of (columns below the scope's `floor` are there only to give
 //! PostgreSQL's "invalid reference" error). A LATERAL subquery that refers
 //! to them becomes `Plan::LateralSubquery`, the inner side of a nested
-//! loop, re-run per left row.
+//! loop, re-run per left row. One that is a single row computed from
+//! those columns (`LATERAL (VALUES (a.x)) s`) is also pulled up, as
+//! PostgreSQL does: references to `s.x` read `a.x` itself
+//! (`ScopeCol::subst`), so `b JOIN LATERAL ... ON b.k = s.x` is a
+//! condition on `b` an index can answer per row of `a`.
+//!
+//! Functions (and expressions in function syntax: `coalesce(...)`,
+//! `cast(...)`) in FROM: their result type decides their columns, as in
+//! PostgreSQL's addRangeTableEntryForFunction. A named composite value
+//! is split into its fields (`TableFunc::Fields`; a NULL is a row of
+//! NULLs), an anonymous record into the column definition list it needs
+//! (checked against the record's shape where it is known), anything else
+//! is one column and takes no list.
 
 use super::*;
 use nestor_catalog::acl::{self, ObjKind};
