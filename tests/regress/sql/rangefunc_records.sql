@@ -87,3 +87,14 @@ select count(*), count(*) filter (where barelabel) from pg_get_keywords();
 select catcode, catdesc, count(*) from pg_get_keywords() group by 1, 2 order by 1;
 select * from pg_get_keywords() where word in ('select', 'between', 'abort', 'authorization', 'as') order by 1;
 select * from pg_get_keywords(1);  -- fail
+
+-- one record column from a function returning a composite type: its
+-- fields are coerced to the type's; with OUT parameters they must match
+create function rf_rec_set() returns setof rf_num as 'select row(1, 2)' language sql;
+select * from rf_rec_set();
+create function rf_rec_one() returns rf_num as 'select row(1, 2)' language sql;
+select * from rf_rec_one();
+create function rf_rec_out(out a int8, out b int8) as 'select row(1, 2)' language sql;
+select * from rf_rec_out();  -- fail
+create function rf_rec_out2(out a int4, out b text) as 'select row(1, ''x''::varchar)' language sql;
+select * from rf_rec_out2();

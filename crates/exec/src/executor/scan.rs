@@ -803,10 +803,10 @@ pub(super) fn run_function(
                 // RETURN NEXT of a composite value: its fields are the row.
                 if row_result && width != 1 {
                     if let [Value::Record(fields)] = row.as_slice() {
-                        if let Some(cols) = &declared {
-                            record_matches(fields, cols)?;
-                        }
-                        row = fields.to_vec();
+                        row = match &declared {
+                            Some(cols) => record_row(&f.0, fields, cols, &ev.ctx.eval)?,
+                            None => fields.to_vec(),
+                        };
                     }
                 }
                 if let Some(types) = shape {
@@ -832,14 +832,32 @@ pub(super) fn run_function(
     }
 }
 
-/// A composite value a row-returning function gave as its one column
-/// (`select (1, 2)` in a function with two OUT parameters) must have the
-/// declared row's shape: PostgreSQL's tupledesc_match, 42804. The count
-/// is always known; a field's type only as far as its value tells it, so
-/// only numeric fields of another numeric type are told apart (a text
-/// value may be of any string type, an int8 one an oid).
-fn record_matches(fields: &[Value], cols: &[(String, DataType)]) -> Result<(), DbError> {
+/// The row of a composite value a row-returning function gave as its one
+/// column (`select (1, 2)`). Its width must be the declared row's
+/// (PostgreSQL's tupledesc_match, 42804). A table's or named composite
+/// type's fields are coerced to the type's, as PostgreSQL coerces the
+/// final statement of such a function; OUT parameters make an anonymous
+/// row, which must match as it is: a field's type is known only as far
+/// as its value tells it, so only numeric fields of another numeric type
+/// are told apart (a text value may be of any string type, an int8 one
+/// an oid).
+fn record_row(
+    def: &nestor_catalog::FunctionDef,
+    fields: &[Value],
+    cols: &[(String, DataType)],
+    ec: &nestor_types::EvalCtx,
+) -> Result<Vec<Value>, DbError> {
     record_width(fields.len(), cols.len())?;
+    if !matches!(def.returns, nestor_catalog::Returns::Row(_)) {
+        return fields
+            .iter()
+            .zip(cols)
+            .map(|(v, (_, want))| match v {
+                Value::Null => Ok(Value::Null),
+                v => valops::cast(v.clone(), *want, false, ec),
+            })
+            .collect();
+    }
     for (i, (v, (_, want))) in fields.iter().zip(cols).enumerate() {
         let have = v.data_type();
         if have.is_numeric() && want.is_numeric() && have.base() != want.base() {
@@ -851,7 +869,7 @@ fn record_matches(fields: &[Value], cols: &[(String, DataType)]) -> Result<(), D
             )));
         }
     }
-    Ok(())
+    Ok(fields.to_vec())
 }
 
 /// PostgreSQL's tupledesc_match failure (42804).
