@@ -120,6 +120,8 @@ pub enum SqlState {
     /// 0LP01: a GRANT that would make a membership loop.
     InvalidGrantOperation,
     DuplicateAlias,
+    /// 42P09: a table reference two FROM items answer to.
+    AmbiguousAlias,
     DuplicatePreparedStatement,
     DuplicateCursor,
     AmbiguousColumn,
@@ -269,6 +271,7 @@ impl SqlState {
             ReservedName => "42939",
             InvalidGrantOperation => "0LP01",
             DuplicateAlias => "42712",
+            AmbiguousAlias => "42P09",
             DuplicatePreparedStatement => "42P05",
             DuplicateCursor => "42P03",
             AmbiguousColumn => "42702",
@@ -709,6 +712,7 @@ mod tests {
         ReservedName => "ERRCODE_RESERVED_NAME",
         InvalidGrantOperation => "ERRCODE_INVALID_GRANT_OPERATION",
         DuplicateAlias => "ERRCODE_DUPLICATE_ALIAS",
+        AmbiguousAlias => "ERRCODE_AMBIGUOUS_ALIAS",
         DuplicatePreparedStatement => "ERRCODE_DUPLICATE_PSTATEMENT",
         DuplicateCursor => "ERRCODE_DUPLICATE_CURSOR",
         AmbiguousColumn => "ERRCODE_AMBIGUOUS_COLUMN",

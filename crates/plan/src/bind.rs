@@ -72,6 +72,13 @@ pub struct ScopeCol {
     /// column, not a record (PostgreSQL's whole-row Var of such a
     /// function).
     pub scalar_fn: bool,
+    /// A column of a LATERAL subquery of one row that reads earlier FROM
+    /// items (`LATERAL (VALUES (a.x)) s`): its value as an expression
+    /// over the level's row, which a reference to the column in a WHERE
+    /// or JOIN condition of the level becomes (PostgreSQL pulls such a
+    /// subquery up into its parent), so a condition on `s.x` is one on
+    /// `a.x` and can key an index scan. None for any other column.
+    pub subst: Option<Box<Expr>>,
     /// A column of a table this level reads: the index of the table's
     /// need in [`Binder::perms`], where a reference to it is marked
     /// (`crate::perm`), and its attribute number there.
@@ -112,6 +119,17 @@ pub struct Scope {
     /// NULL-extend: their whole rows are NULL where it does
     /// (`Binder::whole_row`).
     pub nullable_row_ids: Vec<usize>,
+    /// The columns below `floor` are an UPDATE's or DELETE's target, seen
+    /// from a LATERAL item of its FROM/USING list: PostgreSQL has the
+    /// target in the namespace but not LATERAL-visible, so a reference to
+    /// it is check_lateral_ref_ok's "invalid reference" (42P10), not a
+    /// missing column.
+    pub lateral_target: bool,
+    /// A range-variable name an item inside a join gave again while the
+    /// join's sides are planned, with where that item's columns begin:
+    /// an error at the join's end, until then what makes a qualified
+    /// reference to the name ambiguous (42P09), as in PostgreSQL.
+    pub pending_duplicate: Option<(String, usize)>,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
@@ -147,6 +165,19 @@ impl UsingJoin {
 impl Scope {
     pub fn width(&self) -> usize {
         self.cols.len()
+    }
+
+    /// Whether two items in reach are named `rel` (see
+    /// [`Scope::pending_duplicate`]).
+    pub fn names_twice(&self, rel: &str) -> bool {
+        let Some((name, second)) = &self.pending_duplicate else {
+            return false;
+        };
+        let second = (*second).min(self.cols.len());
+        let floor = self.floor.min(second);
+        name == rel
+            && self.cols[floor..second].iter().any(|c| c.rel == rel)
+            && self.cols[second..].iter().any(|c| c.rel == rel)
     }
 
     /// The merged columns of the referenceable join whose USING alias is
@@ -298,6 +329,10 @@ pub struct Binder<'e> {
     /// planned (in the current query level): its subquery, function and
     /// VALUES items get a row marker (`select::from::null_marker`).
     pub null_extended: usize,
+    /// Positive while the sides of a join are planned (in the current
+    /// query level): a range-variable name given twice waits for the
+    /// join's end (`select::from`'s claim_alias).
+    pub join_depth: usize,
     /// Locations of the quoted literals bound so far, keyed by the address
     /// of their text: an input error converting one points at it, as
     /// PostgreSQL's coerce_type does.
@@ -592,6 +627,7 @@ impl<'e> Binder<'e> {
             last_correlated: false,
             last_outer_level: None,
             null_extended: 0,
+            join_depth: 0,
             literal_locs: Vec::new(),
             vars: None,
             perms: Vec::new(),
@@ -1695,6 +1731,14 @@ impl<'e> Binder<'e> {
                 };
                 return Ok((e, ty));
             }
+            if let Some(r) = rel {
+                if scope.names_twice(r) {
+                    return Err(DbError::new(
+                        SqlState::AmbiguousAlias,
+                        format!("table reference \"{r}\" is ambiguous"),
+                    ));
+                }
+            }
             let rel_known =
                 rel.is_none_or(|r| scope.cols[scope.floor..].iter().any(|c| c.rel == r));
             let matches = |c: &ScopeCol| {
@@ -1707,7 +1751,11 @@ impl<'e> Binder<'e> {
                 .filter(|(i, c)| *i >= scope.floor && matches(c));
             if hits.clone().next().is_none() && unreachable.is_none() {
                 if let Some(col) = scope.cols[..scope.floor].iter().find(|c| matches(c)) {
-                    unreachable = Some(unreachable_entry(rel, name, &col.rel));
+                    unreachable = Some(if scope.lateral_target {
+                        lateral_target_ref(&col.rel)
+                    } else {
+                        unreachable_entry(rel, name, &col.rel)
+                    });
                 }
             }
             let Some((i, col)) = hits.next() else {
@@ -1741,6 +1789,15 @@ impl<'e> Binder<'e> {
                     }
                 }
             };
+            // Pulled up only in a WHERE or JOIN condition of its own
+            // level: elsewhere (a select list, GROUP BY) the column keeps
+            // its identity, which grouping checks compare as PostgreSQL's
+            // parser does before its planner pulls the subquery up.
+            let qual = matches!(self.agg, AggCtx::NotAllowed("WHERE" | "JOIN conditions"));
+            if let Some(e) = col.subst.clone().filter(|_| lvl == cur && qual) {
+                let ty = col.ty;
+                return Ok((self.substitute(lvl, *e), ty));
+            }
             let ty = col.ty;
             let is_ctid = col.hidden && col.name == "ctid";
             self.mark_read(lvl, i, false);
@@ -1762,6 +1819,12 @@ impl<'e> Binder<'e> {
         // level first.
         if rel.is_none() {
             for lvl in (0..self.scopes.len()).rev() {
+                if self.scopes[lvl].names_twice(name) {
+                    return Err(DbError::new(
+                        SqlState::AmbiguousAlias,
+                        format!("table reference \"{name}\" is ambiguous"),
+                    ));
+                }
                 if let Some(row) = self.whole_row(lvl, name) {
                     return Ok(row);
                 }
@@ -1779,6 +1842,25 @@ impl<'e> Binder<'e> {
             Some(r) => Err(self.missing_entry(r)),
             None => Err(self.missing_column(None, name)),
         }
+    }
+
+    /// A pulled-up LATERAL column's value ([`ScopeCol::subst`], over level
+    /// `lvl`'s row) as read here: a column of that level stays one where
+    /// it is in reach, else (a JOIN's ON clause below the floor, which
+    /// makes the join LATERAL) it is read as an outer reference, as the
+    /// subquery itself read it.
+    fn substitute(&mut self, lvl: usize, e: Expr) -> Expr {
+        let cur = self.level();
+        let floor = self.scopes[lvl].floor;
+        e.rewrite(&mut |x| {
+            Ok(match x {
+                Expr::Col(j) if lvl == cur && *j >= floor => None,
+                Expr::Col(j) => Some(self.outer_ref(lvl, *j)),
+                Expr::Outer { level, col } => Some(self.outer_ref(*level, *col)),
+                _ => None,
+            })
+        })
+        .expect("substitution never fails")
     }
 
     /// No column `rel.name` (or `name`) is visible, worded as PostgreSQL's
@@ -5970,6 +6052,18 @@ fn whole_row_fields(e: &Expr) -> Option<&[Expr]> {
         Expr::Func(Func::RowCtor, fields) => Some(fields),
         _ => None,
     }
+}
+
+/// A reference from a LATERAL item of an UPDATE's FROM (a DELETE's
+/// USING) to the target table `rel` (see [`Scope::lateral_target`]).
+fn lateral_target_ref(rel: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidColumnReference,
+        format!("invalid reference to FROM-clause entry for table \"{rel}\""),
+    )
+    .with_hint(format!(
+        "There is an entry for table \"{rel}\", but it cannot be referenced from this part of the query."
+    ))
 }
 
 /// A column of the FROM list the expression may not see (a JOIN's ON

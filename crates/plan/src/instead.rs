@@ -264,6 +264,7 @@ fn view_scope(v: &ViewDef, alias: &str) -> Scope {
             attnum: 0,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     scope

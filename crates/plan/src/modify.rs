@@ -640,6 +640,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
             attnum: select::inherit::TABLEOID_ATTNUM,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     Binder::tag_cols(&mut scope, 0, perm);
@@ -1817,6 +1818,7 @@ pub(crate) fn join_extra_from(
             cols: scope.cols.clone(),
             floor: target_end,
             nullable_row_ids: scope.nullable_row_ids.clone(),
+            lateral_target: true,
             ..Scope::default()
         };
         let saved = std::mem::replace(&mut b.scopes[top], visible);
@@ -2371,6 +2373,7 @@ fn plan_modify_view(
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             });
         }
         let top = b.level();

@@ -152,6 +152,7 @@ impl ViewTarget {
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             });
         }
         scope

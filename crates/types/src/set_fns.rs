@@ -68,6 +68,9 @@ pub enum SetFn {
     /// ts_debug([config,] text): each token, its type, the dictionary
     /// that took it and the lexemes.
     TsDebug,
+    /// pg_get_keywords(): the grammar's keywords, their categories and
+    /// whether each may be a bare column label.
+    Keywords,
     /// json[b]_populate_record[set] (`base`: a base record comes first)
     /// and json[b]_to_record[set] of record type `rt`.
     Populate {
@@ -142,6 +145,7 @@ const NAMES: &[(&str, SetFn)] = {
             },
         ),
         ("ts_token_type", TsTokenType),
+        ("pg_get_keywords", Keywords),
         ("ts_parse", TsParse),
         ("ts_debug", TsDebug),
         ("jsonb_object_keys", ObjectKeys { json: false }),
@@ -197,6 +201,7 @@ impl SetFn {
                 args.len() == 1 && (args[0] == DataType::Unknown || args[0] == Self::doc_type(json))
             }
             SetFn::TsUnnest => args == [DataType::TsVector],
+            SetFn::Keywords => args.is_empty(),
             SetFn::TsTokenType => {
                 args.len() == 1
                     && (textish(&args[0])
@@ -261,6 +266,16 @@ impl SetFn {
                     ("lexeme", text),
                     ("positions", DataType::Int2.array_of().expect("int2[]")),
                     ("weights", text.array_of().expect("text[]")),
+                ],
+            ),
+            SetFn::Keywords => (
+                Vec::new(),
+                vec![
+                    ("word", text),
+                    ("catcode", text),
+                    ("barelabel", DataType::Bool),
+                    ("catdesc", text),
+                    ("baredesc", text),
                 ],
             ),
             SetFn::TsTokenType => (
@@ -389,6 +404,7 @@ impl SetFn {
                 Value::TsVector(v) => crate::tsearch::catalog::unnest_rows(v),
                 _ => return Err(DbError::internal("unnest of a non-tsvector")),
             },
+            SetFn::Keywords => keyword_rows(),
             SetFn::TsTokenType => {
                 crate::tsearch::catalog::check_parser(&args[0])?;
                 crate::tsearch::catalog::token_type_rows()
@@ -513,4 +529,33 @@ fn out(v: &Json, text: bool, json: bool) -> Value {
             }
         }
     }
+}
+
+/// pg_get_keywords()'s rows, worded as PostgreSQL's (catcode is its
+/// `"char"`, here text).
+fn keyword_rows() -> Vec<Vec<Value>> {
+    use nestor_common::keywords::{KeywordCategory as K, ALL_KEYWORDS};
+    ALL_KEYWORDS
+        .iter()
+        .map(|&(word, cat, bare)| {
+            let (code, desc) = match cat {
+                K::Unreserved => ("U", "unreserved"),
+                K::ColName => ("C", "unreserved (cannot be function or type name)"),
+                K::TypeFuncName => ("T", "reserved (can be function or type name)"),
+                K::Reserved => ("R", "reserved"),
+            };
+            let label = if bare {
+                "can be bare label"
+            } else {
+                "requires AS"
+            };
+            vec![
+                Value::text(word),
+                Value::text(code),
+                Value::Bool(bare),
+                Value::text(desc),
+                Value::text(label),
+            ]
+        })
+        .collect()
 }

@@ -774,14 +774,32 @@ pub(super) fn run_function(
             };
             run_function(inner, args, ev, param, &mut checked)
         }
+        TableFunc::Fields(inner, width) => {
+            let width = *width;
+            let mut split = |ev: &mut Ev, row: Vec<Value>| {
+                let fields = match row.into_iter().next() {
+                    Some(Value::Record(fields)) => {
+                        record_width(fields.len(), width)?;
+                        fields.to_vec()
+                    }
+                    _ => vec![Value::Null; width],
+                };
+                emit(ev, fields)
+            };
+            run_function(inner, args, ev, param, &mut split)
+        }
         TableFunc::User(f, shape) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {
                 vals.push(a.eval(param, ev)?);
             }
+            let declared = match shape {
+                Some(_) => None,
+                None => f.0.result_columns(ev.ctx.catalog)?,
+            };
             let columns = match shape {
                 Some(types) => Some(types.len()),
-                None => f.0.result_columns(ev.ctx.catalog)?.map(|c| c.len()),
+                None => declared.as_ref().map(|c| c.len()),
             };
             let row_result = columns.is_some();
             let width = columns.unwrap_or(1);
@@ -802,7 +820,10 @@ pub(super) fn run_function(
                 // RETURN NEXT of a composite value: its fields are the row.
                 if row_result && width != 1 {
                     if let [Value::Record(fields)] = row.as_slice() {
-                        row = fields.to_vec();
+                        row = match &declared {
+                            Some(cols) => record_row(&f.0, fields, cols, &ev.ctx.eval)?,
+                            None => fields.to_vec(),
+                        };
                     }
                 }
                 if let Some(types) = shape {
@@ -826,6 +847,66 @@ pub(super) fn run_function(
             Ok(true)
         }
     }
+}
+
+/// The row of a composite value a row-returning function gave as its one
+/// column (`select (1, 2)`). Its width must be the declared row's
+/// (PostgreSQL's tupledesc_match, 42804). A table's or named composite
+/// type's fields are coerced to the type's, as PostgreSQL coerces the
+/// final statement of such a function; OUT parameters make an anonymous
+/// row, which must match as it is: a field's type is known only as far
+/// as its value tells it, so only numeric fields of another numeric type
+/// are told apart (a text value may be of any string type, an int8 one
+/// an oid).
+fn record_row(
+    def: &nestor_catalog::FunctionDef,
+    fields: &[Value],
+    cols: &[(String, DataType)],
+    ec: &nestor_types::EvalCtx,
+) -> Result<Vec<Value>, DbError> {
+    record_width(fields.len(), cols.len())?;
+    if !matches!(def.returns, nestor_catalog::Returns::Row(_)) {
+        return fields
+            .iter()
+            .zip(cols)
+            .map(|(v, (_, want))| match v {
+                Value::Null => Ok(Value::Null),
+                v => valops::cast(v.clone(), *want, false, ec),
+            })
+            .collect();
+    }
+    for (i, (v, (_, want))) in fields.iter().zip(cols).enumerate() {
+        let have = v.data_type();
+        if have.is_numeric() && want.is_numeric() && have.base() != want.base() {
+            return Err(row_mismatch(format!(
+                "Returned type {} at ordinal position {}, but query expects {}.",
+                have.name(),
+                i + 1,
+                want.name()
+            )));
+        }
+    }
+    Ok(fields.to_vec())
+}
+
+/// PostgreSQL's tupledesc_match failure (42804).
+fn row_mismatch(detail: String) -> DbError {
+    DbError::new(
+        SqlState::DatatypeMismatch,
+        "function return row and query-specified return row do not match",
+    )
+    .with_detail(detail)
+}
+
+/// A composite value of `have` fields where the scan's row has `want`.
+fn record_width(have: usize, want: usize) -> Result<(), DbError> {
+    if have == want {
+        return Ok(());
+    }
+    Err(row_mismatch(format!(
+        "Returned row contains {have} attribute{}, but query expects {want}.",
+        if have == 1 { "" } else { "s" },
+    )))
 }
 
 /// A row of a function returning record, checked against the column

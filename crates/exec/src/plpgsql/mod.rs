@@ -651,6 +651,36 @@ pub(crate) fn validate_sql(def: &FunctionDef, ctx: &StatementCtx<'_>) -> Result<
     Ok(())
 }
 
+/// A SQL function returning a table's or composite type's rows takes
+/// the type modifiers of its fields (`numeric(35,6)` rounds the body's
+/// value, as PostgreSQL's coercion of the final statement's targets
+/// does). OUT parameters have none: PostgreSQL drops a parameter's
+/// modifier. Rows of another width are left to the caller's check.
+fn fit_typmods(
+    def: &FunctionDef,
+    rows: &mut [Vec<Value>],
+    ctx: &StatementCtx<'_>,
+) -> Result<(), DbError> {
+    if matches!(def.returns, Returns::Row(_)) {
+        return Ok(());
+    }
+    let Some(cols) = def.result_columns(ctx.catalog)? else {
+        return Ok(());
+    };
+    if cols.iter().all(|(_, t)| t.typmod() == -1) {
+        return Ok(());
+    }
+    for row in rows.iter_mut().filter(|r| r.len() == cols.len()) {
+        for (v, (_, t)) in row.iter_mut().zip(&cols) {
+            if t.typmod() != -1 && !v.is_null() {
+                let raw = std::mem::replace(v, Value::Null);
+                *v = nestor_plan::valops::cast(raw, *t, false, &ctx.eval)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn return_type_name(def: &FunctionDef) -> String {
     match &def.returns {
         Returns::Scalar(t) => t.to_string(),
@@ -720,11 +750,13 @@ fn sql_function(
     }
     match (&def.returns, def.retset) {
         (_, true) | (Returns::Row(_) | Returns::RowType(_), _) => {
-            Ok(Outcome::Rows(if def.retset {
+            let mut rows = if def.retset {
                 last
             } else {
                 last.into_iter().take(1).collect()
-            }))
+            };
+            fit_typmods(def, &mut rows, ctx)?;
+            Ok(Outcome::Rows(rows))
         }
         // A named composite type: the first row as one value (or the
         // row's one column when it already is that record).

@@ -247,6 +247,7 @@ pub fn value_scope(base: DataType, width: usize, col: usize) -> Scope {
             attnum: 0,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     scope

@@ -66,6 +66,7 @@ pub fn steps(
             attnum: 0,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     b.scopes.push(scope);

@@ -188,6 +188,11 @@ pub enum TableFunc {
     /// (or whose base argument is of a domain over a composite): each of
     /// its rows, as a record, must pass the checks.
     Checked(Box<TableFunc>, Box<super::DomainChecks>),
+    /// A function whose one column is a composite value (unnest of an
+    /// array of rows, `coalesce(row(...))`): each value's fields are the
+    /// row, this many of them (a NULL value: a row of NULLs, as
+    /// PostgreSQL's function scan expands it).
+    Fields(Box<TableFunc>, usize),
 }
 
 /// One function of a ROWS FROM: how many of the scan's arguments are its

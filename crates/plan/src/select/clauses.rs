@@ -249,6 +249,7 @@ pub(super) fn lock_targets(
         ));
     }
     let mut named: Vec<String> = Vec::new();
+    let mut locations: Vec<i32> = Vec::new();
     let mut strength = "FOR UPDATE";
     for l in &sel.locking_clause {
         if let NodeEnum::LockingClause(lc) = node(l)? {
@@ -260,7 +261,15 @@ pub(super) fn lock_targets(
             };
             for r in &lc.locked_rels {
                 if let NodeEnum::RangeVar(rv) = node(r)? {
+                    if let Some(what) = unlockable_entry(&sel.from_clause, &rv.relname) {
+                        let e = DbError::new(
+                            SqlState::FeatureNotSupported,
+                            format!("{strength} cannot be applied to {what}"),
+                        );
+                        return Err(err_at(e, b.text, rv.location));
+                    }
                     named.push(rv.relname.clone());
+                    locations.push(rv.location);
                 }
             }
         }
@@ -329,15 +338,62 @@ pub(super) fn lock_targets(
         }
     }
     if out.is_empty() && !named.is_empty() {
-        return Err(DbError::new(
+        let e = DbError::new(
             SqlState::UndefinedTable,
             format!(
-                "relation \"{}\" in FOR UPDATE clause not found in FROM clause",
+                "relation \"{}\" in {strength} clause not found in FROM clause",
                 named[0]
             ),
-        ));
+        );
+        return Err(err_at(e, b.text, locations[0]));
     }
     Ok(out)
+}
+
+/// What a locking clause's `OF name` may not lock, when the FROM entry
+/// the name first denotes is one (PostgreSQL's transformLockingClause,
+/// 0A000): "a join" (an aliased join, or one with a USING alias), "a
+/// function". Entries are visited in PostgreSQL's range-table order: a
+/// join's sides before the join itself.
+fn unlockable_entry(from: &[Node], name: &str) -> Option<&'static str> {
+    fn visit(n: &Node, name: &str) -> Option<Option<&'static str>> {
+        match n.node.as_ref()? {
+            NodeEnum::JoinExpr(j) => {
+                let sides = [j.larg.as_deref(), j.rarg.as_deref()];
+                if let Some(found) = sides.into_iter().flatten().find_map(|s| visit(s, name)) {
+                    return Some(found);
+                }
+                let alias = j.alias.as_ref().or(j.join_using_alias.as_ref());
+                alias
+                    .filter(|a| a.aliasname == name)
+                    .map(|_| Some("a join"))
+            }
+            NodeEnum::RangeVar(rv) => {
+                let own = rv.alias.as_ref().map_or(&rv.relname, |a| &a.aliasname);
+                (own == name).then_some(None)
+            }
+            NodeEnum::RangeSubselect(rs) => rs
+                .alias
+                .as_ref()
+                .filter(|a| a.aliasname == name)
+                .map(|_| None),
+            NodeEnum::RangeFunction(rf) => {
+                let own = match &rf.alias {
+                    Some(a) => Some(a.aliasname.clone()),
+                    None => rf.functions.first().and_then(|f| match f.node.as_ref()? {
+                        NodeEnum::List(l) => match l.items.first()?.node.as_ref()? {
+                            NodeEnum::FuncCall(fc) => bind::names(&fc.funcname).last().cloned(),
+                            _ => None,
+                        },
+                        _ => None,
+                    }),
+                };
+                (own.as_deref() == Some(name)).then_some(Some("a function"))
+            }
+            _ => None,
+        }
+    }
+    from.iter().find_map(|n| visit(n, name)).flatten()
 }
 
 pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>, DbError> {
@@ -535,7 +591,11 @@ pub(super) fn expand_star(
 /// The columns `*` (rel None) or `rel.*` expands to in `scope`, from
 /// column `floor` on: (scope index, the index read for it) in output
 /// order, and whether `rel` named anything.
-fn star_order(scope: &Scope, rel: Option<&str>, floor: usize) -> (Vec<(usize, usize)>, bool) {
+pub(super) fn star_order(
+    scope: &Scope,
+    rel: Option<&str>,
+    floor: usize,
+) -> (Vec<(usize, usize)>, bool) {
     let mut any = false;
     // (scope index, the index `*` reads for it), in output order.
     let mut order: Vec<(usize, usize)> = Vec::new();

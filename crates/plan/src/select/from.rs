@@ -25,7 +25,19 @@
 //! side of (columns below the scope's `floor` are there only to give
 //! PostgreSQL's "invalid reference" error). A LATERAL subquery that refers
 //! to them becomes `Plan::LateralSubquery`, the inner side of a nested
-//! loop, re-run per left row.
+//! loop, re-run per left row. One that is a single row computed from
+//! those columns (`LATERAL (VALUES (a.x)) s`) is also pulled up, as
+//! PostgreSQL does: references to `s.x` read `a.x` itself
+//! (`ScopeCol::subst`), so `b JOIN LATERAL ... ON b.k = s.x` is a
+//! condition on `b` an index can answer per row of `a`.
+//!
+//! Functions (and expressions in function syntax: `coalesce(...)`,
+//! `cast(...)`) in FROM: their result type decides their columns, as in
+//! PostgreSQL's addRangeTableEntryForFunction. A named composite value
+//! is split into its fields (`TableFunc::Fields`; a NULL is a row of
+//! NULLs), an anonymous record into the column definition list it needs
+//! (checked against the record's shape where it is known), anything else
+//! is one column and takes no list.
 
 use super::*;
 use nestor_catalog::acl::{self, ObjKind};
@@ -227,6 +239,7 @@ fn null_marker(item: From, before: usize, offset: &mut usize, scope: &mut Scope)
         attnum: bind::NULL_MARKER_ATTNUM,
         merged: false,
         scalar_fn: false,
+        subst: None,
     });
     *offset += 1;
     debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");
@@ -264,6 +277,8 @@ fn plan_subselect(
             alias_floor: 0,
             param_start: 0,
             nullable_row_ids: b.scopes[top].nullable_row_ids.clone(),
+            lateral_target: false,
+            pending_duplicate: None,
         }
     };
     let pad = visible.param_start;
@@ -272,6 +287,11 @@ fn plan_subselect(
     b.scopes[top] = saved;
     let (plan, cols) = planned?;
     let lateral = rs.lateral && b.last_correlated;
+    let pulled = if lateral && b.null_extended == 0 {
+        pulled_up_columns(&plan, top)
+    } else {
+        None
+    };
     mark_correlation(b, b.last_outer_level.is_some_and(|l| l < top));
     let plan = if lateral {
         Plan::LateralSubquery {
@@ -287,23 +307,121 @@ fn plan_subselect(
         .as_ref()
         .map(|a| a.aliasname.clone())
         .unwrap_or_default();
-    check_alias(scope, &alias)?;
+    claim_alias(b, scope, &alias)?;
     let colnames = rs
         .alias
         .as_ref()
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
-    Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope))
+    let start = scope.cols.len();
+    let leaf = add_leaf(plan, &alias, cols, &colnames, offset, scope);
+    for (c, e) in scope.cols[start..]
+        .iter_mut()
+        .zip(pulled.unwrap_or_default())
+    {
+        c.subst = Some(Box::new(e));
+    }
+    Ok(leaf)
+}
+
+/// The columns of a LATERAL subquery of one row computed from the FROM
+/// items before it (`LATERAL (VALUES (a.x))`, `LATERAL (SELECT a.x + 1)`)
+/// as expressions over the level's row (level `top`), for references to
+/// them to read those items directly ([`bind::ScopeCol::subst`]), as
+/// PostgreSQL pulls such a subquery up. The item keeps its own columns
+/// (`*`, its whole row). Not for a subquery an outer join may NULL-extend
+/// (its columns are NULL there, the items' are not: the caller checks),
+/// nor one computing with a volatile function, a subquery or an
+/// aggregate (run once per row, not once per reference).
+fn pulled_up_columns(plan: &Plan, top: usize) -> Option<Vec<Expr>> {
+    let exprs = match plan {
+        Plan::Project { input, exprs } if matches!(**input, Plan::Single) => exprs,
+        Plan::Values { rows } if rows.len() == 1 => &rows[0],
+        _ => return None,
+    };
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        let mut simple = e.is_movable();
+        e.walk(&mut |x| {
+            simple &= !matches!(
+                x,
+                Expr::Col(_) | Expr::Agg(_) | Expr::Window(_) | Expr::Param(_)
+            );
+        });
+        if !simple {
+            return None;
+        }
+        let lifted = e
+            .clone()
+            .rewrite(&mut |x| {
+                Ok(match x {
+                    Expr::Outer { level, col } if *level == top => Some(Expr::Col(*col)),
+                    _ => None,
+                })
+            })
+            .ok()?;
+        out.push(lifted);
+    }
+    Some(out)
 }
 
 /// A range variable's name must be unique in its FROM list.
 pub(super) fn check_alias(scope: &Scope, alias: &str) -> Result<(), DbError> {
     let visible = scope.cols.get(scope.alias_floor..).unwrap_or_default();
     if !alias.is_empty() && visible.iter().any(|c| c.rel == alias) {
-        return Err(DbError::new(
-            SqlState::DuplicateAlias,
-            format!("table name \"{alias}\" specified more than once"),
-        ));
+        return Err(duplicate_alias(alias));
+    }
+    Ok(())
+}
+
+fn duplicate_alias(alias: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicateAlias,
+        format!("table name \"{alias}\" specified more than once"),
+    )
+}
+
+/// [`check_alias`] for an item about to be added to `scope`, inside a
+/// join while its sides are planned: PostgreSQL finds two items of one
+/// name only when the join that holds both is complete
+/// (checkNameSpaceConflicts), so a LATERAL item planned in between that
+/// names them meets "table reference is ambiguous" first. The first such
+/// name waits in [`Scope::pending_duplicate`] for the join's end
+/// ([`raise_pending_duplicate`]).
+fn claim_alias(b: &Binder, scope: &mut Scope, alias: &str) -> Result<(), DbError> {
+    let here = scope.cols.len();
+    match check_alias(scope, alias) {
+        // Claimed already (a view's name is checked again once planned).
+        Err(_)
+            if scope
+                .pending_duplicate
+                .as_ref()
+                .is_some_and(|(a, at)| a == alias && *at == here) =>
+        {
+            Ok(())
+        }
+        Err(e) if b.join_depth == 0 || scope.pending_duplicate.is_some() => Err(e),
+        Err(_) => {
+            scope.pending_duplicate = Some((alias.to_string(), here));
+            Ok(())
+        }
+        Ok(()) => Ok(()),
+    }
+}
+
+/// At the end of a join whose items begin at `start`: a name its items
+/// gave twice is an error now (see [`claim_alias`]) when both are in the
+/// join, or when no join encloses this one.
+fn raise_pending_duplicate(b: &Binder, scope: &mut Scope, start: usize) -> Result<(), DbError> {
+    let Some((alias, second)) = scope.pending_duplicate.clone() else {
+        return Ok(());
+    };
+    let first_inside = scope.cols[start.min(second)..second]
+        .iter()
+        .any(|c| c.rel == alias);
+    if first_inside || b.join_depth == 0 {
+        scope.pending_duplicate = None;
+        return Err(duplicate_alias(&alias));
     }
     Ok(())
 }
@@ -328,6 +446,7 @@ pub(super) fn add_leaf(
             attnum: c.column_id,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     let f = From::Other {
@@ -354,7 +473,7 @@ pub(super) fn plan_range_var(
 ) -> Result<From, DbError> {
     let name = relname(rv)?;
     let alias = bind::alias_or(rv, &rv.relname);
-    check_alias(scope, &alias)?;
+    claim_alias(b, scope, &alias)?;
     let colnames = rv
         .alias
         .as_ref()
@@ -473,7 +592,7 @@ pub(super) fn plan_range_var(
             b.need_schema(v.namespace, rv.location);
             let perm = b.need_by_columns(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
             let (plan, cols) = plan_view(b, &v)?;
-            check_alias(scope, &alias)?;
+            claim_alias(b, scope, &alias)?;
             let first = scope.cols.len();
             let leaf = add_leaf(plan, &alias, cols, &colnames, offset, scope);
             // The view's own columns, by position (its attribute numbers).
@@ -490,7 +609,7 @@ pub(super) fn plan_range_var(
             b.text = saved;
             let (plan, cols) = planned?;
             mark_correlation(b, b.last_correlated);
-            check_alias(scope, &alias)?;
+            claim_alias(b, scope, &alias)?;
             return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
         }
     }
@@ -550,6 +669,7 @@ pub(super) fn plan_range_var(
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             });
         }
         let f = From::SysView {
@@ -735,6 +855,7 @@ pub(crate) fn add_table(
             attnum: i as i16 + 1,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
@@ -752,6 +873,7 @@ pub(crate) fn add_table(
             attnum,
             merged: false,
             scalar_fn: false,
+            subst: None,
         });
     }
     let f = From::Table {
@@ -809,6 +931,8 @@ fn plan_join_right(
         alias_floor: 0,
         param_start: start,
         nullable_row_ids: scope.nullable_row_ids.clone(),
+        lateral_target: false,
+        pending_duplicate: scope.pending_duplicate.clone(),
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -861,6 +985,7 @@ pub(super) fn plan_join(
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let nullable = matches!(kind, JoinKind::Right | JoinKind::Full);
     b.null_extended += usize::from(nullable);
+    b.join_depth += 1;
     let left = plan_from_item(b, req(&j.larg)?, offset, scope);
     b.null_extended -= usize::from(nullable);
     b.scopes[top] = saved;
@@ -894,7 +1019,9 @@ pub(super) fn plan_join(
     b.null_extended += usize::from(nullable);
     let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope);
     b.null_extended -= usize::from(nullable);
+    b.join_depth -= 1;
     let mut right = right?;
+    raise_pending_duplicate(b, scope, start)?;
     let inner_floor = std::mem::replace(&mut scope.alias_floor, outer_floor);
     let trivially_true = match &j.quals {
         None => true,
@@ -1022,6 +1149,9 @@ pub(super) fn plan_join(
             using_alias,
         });
     }
+    if let Some(a) = &j.alias {
+        rename_join_columns(scope, a, start)?;
+    }
     let joined = From::Join {
         kind,
         left: Box::new(left),
@@ -1032,6 +1162,41 @@ pub(super) fn plan_join(
         width: *offset - start,
     };
     lateral_join(b, joined, uses_mark, scope)
+}
+
+/// `(a JOIN b ...) AS j (x, y, ...)`: the names rename the join's
+/// columns in the order `j.*` lists them (merged USING columns first), a
+/// column the names do not reach keeping its own. More names than
+/// columns is 42601, as PostgreSQL's transformFromClauseItem says.
+fn rename_join_columns(scope: &mut Scope, a: &pb::Alias, start: usize) -> Result<(), DbError> {
+    if a.colnames.is_empty() {
+        return Ok(());
+    }
+    let (order, _) = super::clauses::star_order(scope, Some(&a.aliasname), start);
+    if a.colnames.len() > order.len() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            format!(
+                "join expression \"{}\" has {} columns available but {} columns specified",
+                a.aliasname,
+                order.len(),
+                a.colnames.len()
+            ),
+        ));
+    }
+    for ((shown, read), name) in order.into_iter().zip(bind::names(&a.colnames)) {
+        // A USING column's copies (and a FULL join's merged column, read
+        // in the left copy's place) all answer to the new name only.
+        let old = std::mem::take(&mut scope.cols[shown].name);
+        for c in &mut scope.cols[start..] {
+            if c.merged && c.name == old {
+                c.name = name.clone();
+            }
+        }
+        scope.cols[shown].name = name.clone();
+        scope.cols[read].name = name;
+    }
+    Ok(())
 }
 
 /// A function argument over the level's row with its references to
@@ -1541,8 +1706,12 @@ pub(super) fn plan_range_function(
     let NodeEnum::List(l) = node(&rf.functions[0])? else {
         return Err(DbError::internal("RangeFunction item is not a list"));
     };
-    let Some(NodeEnum::FuncCall(fc)) = l.items.first().and_then(|n| n.node.as_ref()) else {
-        return Err(DbError::unsupported("this function in FROM"));
+    let first = l
+        .items
+        .first()
+        .ok_or_else(|| DbError::internal("RangeFunction item without a function"))?;
+    let Some(NodeEnum::FuncCall(fc)) = first.node.as_ref() else {
+        return plan_expr_item(b, rf, first, offset, scope);
     };
     let fname = bind::names(&fc.funcname)
         .last()
@@ -1575,7 +1744,10 @@ pub(super) fn plan_range_function(
             | "pg_options_to_table"
             | "jsonb_path_query"
     );
-    if builtin && !rf.coldeflist.is_empty() {
+    // unnest of one array takes a list when its elements are records
+    // (`record_columns`).
+    let lone_unnest = fname == "unnest" && fc.args.len() == 1;
+    if builtin && !lone_unnest && !rf.coldeflist.is_empty() {
         return Err(coldeflist_error(b, rf, NOT_RECORD));
     }
     if fname == "unnest" && fc.args.len() > 1 {
@@ -1680,7 +1852,9 @@ pub(super) fn plan_range_function(
             (None, Some(f)) => f,
             (None, None) => return Err(DbError::internal("no set-returning function")),
         };
-        let (params, out) = set_fn.bind(&types)?;
+        let (params, out) = set_fn
+            .bind(&types)
+            .map_err(|e| bind::err_at(e, b.text, fc.location))?;
         if populate.is_none() && !rf.coldeflist.is_empty() {
             let msg = if out.len() > 1 {
                 "a column definition list is redundant for a function with OUT parameters"
@@ -1868,27 +2042,173 @@ pub(super) fn plan_range_function(
             (plan, t.resolve_unknown())
         }
     };
-    let mut cols = vec![OutCol {
+    let fields = record_columns(b, rf, ty, fc.location)?;
+    let col = OutCol {
         name,
         ty,
         table_oid: 0,
         column_id: 0,
-    }];
-    let plan = match plan {
+    };
+    value_leaf(
+        plan,
+        col,
+        fields,
+        rf.ordinality,
+        (&alias, &colnames),
+        offset,
+        scope,
+    )
+}
+
+/// A FROM item that is an expression in function syntax but no function
+/// call (`coalesce(b)`, `cast(x as t)`, `current_date`, `greatest(...)`):
+/// one row of its value, named as the select list would name it, its
+/// columns as [`record_columns`] says.
+fn plan_expr_item(
+    b: &mut Binder,
+    rf: &pb::RangeFunction,
+    item: &pb::Node,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let fname = super::clauses::derive_name(item);
+    let alias = rf
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| fname.clone());
+    let colnames = rf
+        .alias
+        .as_ref()
+        .map(|a| bind::names(&a.colnames))
+        .unwrap_or_default();
+    let (e, t) = b.bind(item)?;
+    let t = t.resolve_unknown();
+    let fields = record_columns(b, rf, t, item_location(item))?;
+    let plan = Plan::FunctionScan {
+        func: TableFunc::Value,
+        args: vec![e],
+        name: fname.clone(),
+        ordinality: false,
+    };
+    let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
+    let col = OutCol {
+        name,
+        ty: t,
+        table_oid: 0,
+        column_id: 0,
+    };
+    value_leaf(
+        plan,
+        col,
+        fields,
+        rf.ordinality,
+        (&alias, &colnames),
+        offset,
+        scope,
+    )
+}
+
+/// Where an expression item's errors point (its function's name).
+fn item_location(item: &pb::Node) -> i32 {
+    match item.node.as_ref() {
+        Some(NodeEnum::CoalesceExpr(c)) => c.location,
+        Some(NodeEnum::MinMaxExpr(m)) => m.location,
+        Some(NodeEnum::SqlvalueFunction(f)) => f.location,
+        Some(n) => bind::location_of(n),
+        None => -1,
+    }
+}
+
+const REDUNDANT_COMPOSITE: &str =
+    "a column definition list is redundant for a function returning a named composite type";
+
+/// The columns of a FROM function whose value is of type `ty`, as
+/// PostgreSQL's addRangeTableEntryForFunction sorts result types: a named
+/// composite type's fields (a column definition list is redundant); an
+/// anonymous record's from the column definition list, which it needs and
+/// which must match the record's shape where that is known here (else the
+/// scan checks each value's width); None for any other type, one column
+/// (which takes no list).
+fn record_columns(
+    b: &Binder,
+    rf: &pb::RangeFunction,
+    ty: DataType,
+    location: i32,
+) -> Result<Option<Vec<(String, DataType)>>, DbError> {
+    match ty {
+        DataType::Record(rt) if rt.oid != 0 => {
+            if !rf.coldeflist.is_empty() {
+                return Err(coldeflist_error(b, rf, REDUNDANT_COMPOSITE));
+            }
+            Ok(Some(rt.fields.clone()))
+        }
+        DataType::Record(rt) => {
+            if rf.coldeflist.is_empty() {
+                let e = DbError::new(
+                    SqlState::SyntaxError,
+                    "a column definition list is required for functions returning \"record\"",
+                );
+                return Err(bind::err_at(e, b.text, location));
+            }
+            let defs = column_defs(&rf.coldeflist)?;
+            if !rt.fields.is_empty() {
+                check_row_matches(rt, &defs)?;
+            }
+            Ok(Some(defs))
+        }
+        _ if !rf.coldeflist.is_empty() => Err(coldeflist_error(b, rf, NOT_RECORD)),
+        _ => Ok(None),
+    }
+}
+
+/// The FROM node of a function scan of one value per row: the value as
+/// its one column `col`, or — given a record's `fields` — split into
+/// them (the alias's column names renaming either), with WITH
+/// ORDINALITY's column after.
+fn value_leaf(
+    plan: Plan,
+    col: OutCol,
+    fields: Option<Vec<(String, DataType)>>,
+    ordinality: bool,
+    (alias, colnames): (&str, &[String]),
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let Some(fields) = fields else {
+        let mut cols = vec![col];
+        let plan = match plan {
+            Plan::FunctionScan {
+                func, args, name, ..
+            } if ordinality => function_scan(func, args, &name, &mut cols, true, colnames),
+            plan => plan,
+        };
+        return Ok(function_leaf(plan, alias, cols, offset, scope));
+    };
+    let (func, args, name) = match plan {
         Plan::FunctionScan {
             func, args, name, ..
-        } if rf.ordinality => {
-            cols.push(ordinality_col(&colnames, 1));
-            Plan::FunctionScan {
-                func,
-                args,
-                name,
-                ordinality: true,
-            }
+        } => (func, args, name),
+        Plan::Project { input, mut exprs }
+            if matches!(*input, Plan::Single) && exprs.len() == 1 =>
+        {
+            (TableFunc::Value, vec![exprs.remove(0)], alias.to_string())
         }
-        plan => plan,
+        _ => return Err(DbError::unsupported("this record-valued function in FROM")),
     };
-    Ok(function_leaf(plan, &alias, cols, offset, scope))
+    let mut cols: Vec<OutCol> = fields
+        .into_iter()
+        .enumerate()
+        .map(|(i, (n, ty))| OutCol {
+            name: colnames.get(i).cloned().unwrap_or(n),
+            ty,
+            table_oid: 0,
+            column_id: 0,
+        })
+        .collect();
+    let func = TableFunc::Fields(Box::new(func), cols.len());
+    let plan = function_scan(func, args, &name, &mut cols, ordinality, colnames);
+    Ok(function_leaf(plan, alias, cols, offset, scope))
 }
 
 /// A function's scan, with WITH ORDINALITY's column added after its

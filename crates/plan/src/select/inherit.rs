@@ -68,6 +68,7 @@ pub(crate) fn add_family(
         attnum: TABLEOID_ATTNUM,
         merged: false,
         scalar_fn: false,
+        subst: None,
     });
     let width = sub.cols.len();
     scope.cols.extend(sub.cols);

@@ -85,11 +85,13 @@ pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<Out
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let saved_null_extended = std::mem::take(&mut b.null_extended);
+    let saved_join_depth = std::mem::take(&mut b.join_depth);
     let saved_agg = b.agg;
     let saved_srf = std::mem::replace(&mut b.srf_allowed, false);
     let ctes_len = b.ctes.len();
     let r = plan_select(b, sel);
     b.null_extended = saved_null_extended;
+    b.join_depth = saved_join_depth;
     b.ctes.truncate(ctes_len);
     b.agg = saved_agg;
     b.srf_allowed = saved_srf;
@@ -598,6 +600,8 @@ fn finish_simple_output(
         alias_floor: 0,
         param_start: 0,
         nullable_row_ids: Vec::new(),
+        lateral_target: false,
+        pending_duplicate: None,
         cols: cols
             .iter()
             .map(|c| ScopeCol {
@@ -610,6 +614,7 @@ fn finish_simple_output(
                 attnum: 0,
                 merged: false,
                 scalar_fn: false,
+                subst: None,
             })
             .collect(),
     };

@@ -491,6 +491,7 @@ fn bind_over(
             attnum: 0,
             merged: false,
             scalar_fn: false,
+            subst: None,
         })
         .collect();
     b.scopes.push(Scope {
@@ -501,6 +502,8 @@ fn bind_over(
         alias_floor: 0,
         param_start: 0,
         nullable_row_ids: Vec::new(),
+        lateral_target: false,
+        pending_duplicate: None,
     });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();
