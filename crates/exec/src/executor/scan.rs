@@ -13,6 +13,14 @@
 //! before anything is decoded. When the plan says so (`LateCols`), the
 //! filter's columns are decoded first and the rest only for the rows that
 //! pass ([`scan_rows`]).
+//!
+//! An index range read does the same with a batch of buffers: the index
+//! is read in batches (16 rows, growing to 256), each batch's visible rows
+//! decoded in place into the scan's buffers and consumed before the next
+//! batch is read ([`range_scan`]), so the index lock is not held while
+//! rows go up the plan and the batch is still in the CPU cache when they
+//! do. IN lists and `= ANY` read their keys one after another into tuples
+//! of their own (a list is short).
 
 use std::ops::Bound;
 use std::sync::Arc;
