@@ -44,3 +44,22 @@ DROP FUNCTION least_accum(anyelement, anyelement);
 DROP FUNCTION first_el(anycompatiblearray);
 DROP FUNCTION mfwd(int8, int);
 DROP FUNCTION minv(int8, int);
+CREATE AGGREGATE mysum (int) (stype = int, sfunc = int4pl, parallel = pear);
+CREATE AGGREGATE mysum2 (int) (stype = int, sfunc = int4pl, parallel = safe);
+CREATE FUNCTION float8mi_n(float8, float8) RETURNS float8 AS $$ SELECT $1 - $2; $$ LANGUAGE SQL;
+CREATE AGGREGATE invalidsumdouble (float8) (stype = float8, sfunc = float8pl, mstype = float8, msfunc = float8pl, minvfunc = float8mi_n);
+CREATE FUNCTION float8mi_int(float8, float8) RETURNS int AS $$ SELECT CAST($1 - $2 AS INT); $$ LANGUAGE SQL;
+CREATE AGGREGATE wrongreturntype (float8) (stype = float8, sfunc = float8pl, mstype = float8, msfunc = float8pl, minvfunc = float8mi_int);
+CREATE AGGREGATE case_agg ( -- old syntax
+	"Sfunc1" = int4pl,
+	"Basetype" = int4,
+	"Stype1" = int4,
+	"Initcond1" = '0',
+	"Parallel" = safe
+);
+CREATE AGGREGATE nostype (int) (sfunc = int4pl);
+CREATE AGGREGATE nosfunc (int) (stype = int);
+SELECT mysum2(x) FROM generate_series(1, 4) x;
+DROP AGGREGATE mysum2(int);
+DROP FUNCTION float8mi_n(float8, float8);
+DROP FUNCTION float8mi_int(float8, float8);

@@ -98,7 +98,16 @@ pub fn create_aggregate(
                     _ => vec![type_of(value)?],
                 })
             }
-            "parallel" | "sspace" | "sortop" => {}
+            "parallel" => {
+                let v = text(value)?.to_ascii_lowercase();
+                if !matches!(v.as_str(), "safe" | "restricted" | "unsafe") {
+                    return Err(DbError::new(
+                        SqlState::InvalidParameterValue,
+                        "parameter \"parallel\" must be SAFE, RESTRICTED, or UNSAFE",
+                    ));
+                }
+            }
+            "sspace" | "sortop" => {}
             // The moving-aggregate implementation: PostgreSQL may use it
             // for a window frame whose start moves, and requires it to
             // give the plain implementation's results; Nestor always runs
@@ -108,20 +117,30 @@ pub fn create_aggregate(
             "mfinalfunc" => moving.finalfunc = Some(text(value)?),
             "mstype" => moving.stype = Some(type_of(value)?),
             "minitcond" | "msspace" | "mfinalfunc_extra" | "mfinalfunc_modify" => {}
-            other => {
+            "serialfunc" | "deserialfunc" | "finalfunc_modify" | "hypothetical" | "basetype" => {
                 return Err(DbError::unsupported(format!(
                     "CREATE AGGREGATE option {}",
-                    other.to_uppercase()
+                    e.defname.to_uppercase()
                 )))
             }
+            // PostgreSQL warns of an attribute it does not know (names
+            // are case-sensitive: "Sfunc1" is not sfunc1) and goes on.
+            other => ctx.notices.push(
+                DbError::new(
+                    SqlState::SyntaxError,
+                    format!("aggregate attribute \"{other}\" not recognized"),
+                )
+                .with_severity(nestor_common::error::Severity::Warning),
+            ),
         }
     }
-    if spec.sfunc.is_empty() {
-        return Err(invalid("aggregate sfunc must be specified"));
-    }
+    // PostgreSQL's order: the state type, then the transition function.
     let Some(stype) = stype else {
         return Err(invalid("aggregate stype must be specified"));
     };
+    if spec.sfunc.is_empty() {
+        return Err(invalid("aggregate sfunc must be specified"));
+    }
     let Some(args) = args else {
         return Err(invalid("aggregate input type must be specified"));
     };
@@ -268,6 +287,7 @@ fn check_moving(
         .iter()
         .map(|&t| r.concrete(t))
         .collect::<Result<Vec<_>, _>>()?;
+    let mut strict = Vec::with_capacity(2);
     for (step, finalfunc) in [(sfunc, &m.finalfunc), (invfunc, &None)] {
         let moving = AggregateSpec {
             sfunc: step.clone(),
@@ -276,7 +296,20 @@ fn check_moving(
             initcond: None,
             ..spec.clone()
         };
-        checked_steps(ctx, &moving, &args)?;
+        let steps = checked_steps(ctx, &moving, &args).map_err(|mut e| {
+            if step == invfunc {
+                e.message = e
+                    .message
+                    .replace("of transition function", "of inverse transition function");
+            }
+            e
+        })?;
+        strict.push(steps.sfunc_strict);
+    }
+    if strict[0] != strict[1] {
+        return Err(invalid(
+            "strictness of aggregate's forward and inverse transition functions must match",
+        ));
     }
     Ok(())
 }
