@@ -3686,6 +3686,26 @@ impl<'e> Binder<'e> {
                 )
             });
         }
+        // PostgreSQL's internal names of operators (`textcat(a, b)` is
+        // `a || b`, `int4larger` GREATEST), unless a user function takes
+        // the name.
+        if !f.agg_star && !f.func_variadic && self.catalog.functions(&name).is_empty() {
+            if let Some(n) = user_agg::internal_operator_node(&name, f.args.clone(), f.location) {
+                return match self.bind(&n) {
+                    // No operator for these types: no such function.
+                    Err(e) if e.code == SqlState::UndefinedFunction => {
+                        let mut types = Vec::with_capacity(f.args.len());
+                        for a in &f.args {
+                            types.push(self.bind(a)?.1);
+                        }
+                        Err(ordered_set::no_function_at(
+                            &name, &types, self.text, f.location,
+                        ))
+                    }
+                    r => r,
+                };
+            }
+        }
         let mut args = Vec::with_capacity(f.args.len());
         for a in &f.args {
             args.push(self.bind(a)?);

@@ -261,6 +261,7 @@ regress!(
     index_range_batches,
     txn_read_only_writes,
     polymorphic_aggregates,
+    internal_operator_functions,
     text_search,
     text_search_headline,
     constraint_using_index,

@@ -138,8 +138,9 @@ fn strict(e: &Expr) -> bool {
 /// The operator or GREATEST/LEAST that one of PostgreSQL's internal
 /// two-argument functions stands for (`int4pl` is `+`, `int4larger` is
 /// GREATEST): Nestor's function library has no pg_proc names for them,
-/// and aggregate definitions name them as transition functions.
-fn internal_operator(name: &str) -> Option<(&'static str, bool)> {
+/// and aggregate definitions name them as transition functions (and
+/// queries and index expressions call them: `textcat(f1, f2)`).
+pub(crate) fn internal_operator(name: &str) -> Option<(&'static str, bool)> {
     const TYPES: &[&str] = &[
         "int2",
         "int4",
@@ -207,51 +208,68 @@ fn call(name: &str, cols: &[&str]) -> Result<Node, DbError> {
         }
         return template_expr(&text);
     }
-    let mut args: Vec<Node> = cols
-        .iter()
-        .map(|c| Node {
-            node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
-                fields: vec![string(c)],
-                location: -1,
-            })),
-        })
-        .collect();
-    match (internal_operator(name), args.len()) {
-        (Some((op, false)), 2) => {
-            let r = args.pop().map(Box::new);
-            let l = args.pop().map(Box::new);
-            return Ok(Node {
-                node: Some(NodeEnum::AExpr(Box::new(pb::AExpr {
-                    kind: pb::AExprKind::AexprOp as i32,
-                    name: vec![string(op)],
-                    lexpr: l,
-                    rexpr: r,
+    let columns = || -> Vec<Node> {
+        cols.iter()
+            .map(|c| Node {
+                node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
+                    fields: vec![string(c)],
                     location: -1,
-                }))),
-            });
-        }
-        (Some((op, true)), 2) => {
-            let op = if op == "greatest" {
-                pb::MinMaxOp::IsGreatest
-            } else {
-                pb::MinMaxOp::IsLeast
-            };
-            return Ok(Node {
-                node: Some(NodeEnum::MinMaxExpr(Box::new(pb::MinMaxExpr {
-                    op: op as i32,
-                    args,
-                    location: -1,
-                    ..Default::default()
-                }))),
-            });
-        }
-        _ => {}
+                })),
+            })
+            .collect()
+    };
+    if let Some(n) = internal_operator_node(name, columns(), -1) {
+        return Ok(n);
     }
+    let args = columns();
     Ok(Node {
         node: Some(NodeEnum::FuncCall(Box::new(pb::FuncCall {
             funcname: name.split('.').map(string).collect(),
             args,
             location: -1,
+            ..Default::default()
+        }))),
+    })
+}
+
+/// `name(a, b)` of an [`internal_operator`] function as the expression it
+/// stands for (`a || b`, `GREATEST(a, b)`) at `location`; None for
+/// another name or arity.
+pub(crate) fn internal_operator_node(
+    name: &str,
+    mut args: Vec<Node>,
+    location: i32,
+) -> Option<Node> {
+    let string = |s: &str| Node {
+        node: Some(NodeEnum::String(pb::String { sval: s.into() })),
+    };
+    let (op, minmax) = internal_operator(name)?;
+    if args.len() != 2 {
+        return None;
+    }
+    if !minmax {
+        let r = args.pop().map(Box::new);
+        let l = args.pop().map(Box::new);
+        return Some(Node {
+            node: Some(NodeEnum::AExpr(Box::new(pb::AExpr {
+                kind: pb::AExprKind::AexprOp as i32,
+                name: vec![string(op)],
+                lexpr: l,
+                rexpr: r,
+                location,
+            }))),
+        });
+    }
+    let op = if op == "greatest" {
+        pb::MinMaxOp::IsGreatest
+    } else {
+        pb::MinMaxOp::IsLeast
+    };
+    Some(Node {
+        node: Some(NodeEnum::MinMaxExpr(Box::new(pb::MinMaxExpr {
+            op: op as i32,
+            args,
+            location,
             ..Default::default()
         }))),
     })

@@ -225,12 +225,14 @@ fn written_text(written: &Node, part: Part) -> Result<String, DbError> {
 }
 
 /// Whether an expression as written calls a function the catalog has
-/// (a user-defined one).
+/// (a user-defined one), or one of PostgreSQL's internal operator
+/// functions (`textcat`), which binding turns into the operator.
 pub fn calls_user_function(catalog: &Catalog, written: &Node) -> bool {
     serde_json::to_value(written).is_ok_and(|json| {
-        function_calls(&json)
-            .iter()
-            .any(|(name, _)| !catalog.functions(name).is_empty())
+        function_calls(&json).iter().any(|(name, n)| {
+            !catalog.functions(name).is_empty()
+                || (*n == 2 && crate::bind::user_agg::internal_operator(name).is_some())
+        })
     })
 }
 
