@@ -262,6 +262,7 @@ regress!(
     txn_read_only_writes,
     polymorphic_aggregates,
     internal_operator_functions,
+    array_literal_syntax,
     text_search,
     text_search_headline,
     constraint_using_index,

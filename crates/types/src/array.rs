@@ -632,9 +632,8 @@ impl Parser<'_> {
             if level == 0 {
                 return Ok(());
             }
-            return Err(
-                self.err("Multidimensional arrays must have sub-arrays with matching dimensions.")
-            );
+            // An empty sub-array (PostgreSQL's ArrayCount).
+            return Err(self.err("Unexpected \"}\" character."));
         }
         // Whether this level holds sub-arrays is decided by its first entry.
         let nested = self.b.get(self.pos) == Some(&b'{');
@@ -644,11 +643,7 @@ impl Parser<'_> {
                 None => return Err(self.err("Unexpected end of input.")),
                 Some(b'{') if nested => self.parse_level(level + 1)?,
                 Some(b'{') => return Err(self.err("Unexpected \"{\" character.")),
-                Some(_) if nested => {
-                    return Err(self.err(
-                        "Multidimensional arrays must have sub-arrays with matching dimensions.",
-                    ))
-                }
+                Some(&c) if nested => return Err(self.unexpected(c)),
                 Some(_) => {
                     let raw = self.element()?;
                     if self.items.len() >= ARRAY_ITEMS_MAX {
@@ -668,9 +663,7 @@ impl Parser<'_> {
                     break;
                 }
                 None => return Err(self.err("Unexpected end of input.")),
-                Some(&c) => {
-                    return Err(self.err(&format!("Unexpected \"{}\" character.", c as char)))
-                }
+                Some(&c) => return Err(self.unexpected(c)),
             }
         }
         let mismatch = "Multidimensional arrays must have sub-arrays with matching dimensions.";
@@ -691,17 +684,36 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// A character where neither an element nor a delimiter may be:
+    /// PostgreSQL names a syntax character, else "Unexpected array
+    /// element.".
+    fn unexpected(&self, c: u8) -> DbError {
+        match c {
+            b'{' | b'}' | b'"' | b'\\' => {
+                self.err(&format!("Unexpected \"{}\" character.", c as char))
+            }
+            _ => self.err("Unexpected array element."),
+        }
+    }
+
     /// One element: quoted or not, backslash escapes; unquoted `NULL` is
-    /// a null.
+    /// a null. An element is either quoted or not: text before or after
+    /// the quotes (but white space) is PostgreSQL's "Unexpected array
+    /// element." (`{a"b"}`, `{"1 2" x}`).
     fn element(&mut self) -> Result<Raw, DbError> {
         let mut s = String::new();
         let mut quoted_any = false;
+        let mut unquoted_any = false;
         let mut trailing_space = 0usize;
         loop {
             let Some(&c) = self.b.get(self.pos) else {
                 return Err(self.err("Unexpected end of input."));
             };
+            if quoted_any && !is_space(c) && c != self.delim && c != b'}' {
+                return Err(self.unexpected(c));
+            }
             match c {
+                b'"' if unquoted_any => return Err(self.err("Unexpected array element.")),
                 b'"' => {
                     quoted_any = true;
                     self.pos += 1;
@@ -725,6 +737,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     self.push_char(&mut s)?;
                     trailing_space = 0;
+                    unquoted_any = true;
                 }
                 c if c == self.delim || c == b'}' => break,
                 b'{' => return Err(self.err("Unexpected \"{\" character.")),
@@ -736,6 +749,7 @@ impl Parser<'_> {
                 _ => {
                     self.push_char(&mut s)?;
                     trailing_space = 0;
+                    unquoted_any = true;
                 }
             }
         }
@@ -856,10 +870,9 @@ mod tests {
                 "{{1,2},{3}}",
                 "Multidimensional arrays must have sub-arrays with matching dimensions.",
             ),
-            (
-                "{{1,2},3}",
-                "Multidimensional arrays must have sub-arrays with matching dimensions.",
-            ),
+            ("{{1,2},3}", "Unexpected array element."),
+            ("{{},{}}", "Unexpected \"}\" character."),
+            ("{\"1\" 2}", "Unexpected array element."),
             ("{1,2} x", "Junk after closing right brace."),
             (
                 "[1:3]={1,2}",
