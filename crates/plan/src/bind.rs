@@ -6108,14 +6108,6 @@ fn unreachable_entry(rel: Option<&str>, name: &str, table: &str) -> DbError {
     }
 }
 
-/// `tableoid` of a plain table in `scope` (named `rel`, or the only one):
-/// its OID, a constant, so table rows carry no such column (an
-/// inheritance tree's scan has a real one, `select::inherit`).
-/// The row type of FROM item `name` when it is a table whose row type
-/// has fields of `types` (PostgreSQL's whole-row Var of a relation is of
-/// the table's type, its fields named as the table's columns whatever
-/// the alias calls them: `pg_typeof(t)` is the table, and a function
-/// taking the table's row type takes it).
 /// A view's row type (see [`Binder::table_row_type`]): its columns, its
 /// OID the view's.
 fn view_row_type(v: &nestor_catalog::ViewDef, tn: &pb::TypeName) -> Result<DataType, DbError> {
@@ -6137,6 +6129,11 @@ fn view_row_type(v: &nestor_catalog::ViewDef, tn: &pb::TypeName) -> Result<DataT
     Ok(nestor_types::composites::note_row_type(def).data_type())
 }
 
+/// The row type of FROM item `name` when it is a table whose row type
+/// has fields of `types` (PostgreSQL's whole-row Var of a relation is of
+/// the table's type, its fields named as the table's columns whatever
+/// the alias calls them: `pg_typeof(t)` is the table, and a function
+/// taking the table's row type takes it).
 fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<(u32, DataType)> {
     let oid = scope.cols[scope.floor..]
         .iter()
@@ -6148,6 +6145,9 @@ fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<(u32,
     same.then(|| (oid, def.data_type()))
 }
 
+/// `tableoid` of a plain table in `scope` (named `rel`, or the only one):
+/// its OID, a constant, so table rows carry no such column (an
+/// inheritance tree's scan has a real one, `select::inherit`).
 fn plain_tableoid(scope: &Scope, rel: Option<&str>) -> Option<u32> {
     let mut tables = scope.cols[scope.floor..].iter().filter(|c| {
         c.hidden && c.attnum == -1 && c.table_oid != 0 && rel.is_none_or(|r| c.rel == r)
