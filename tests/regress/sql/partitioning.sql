@@ -198,3 +198,9 @@ INSERT INTO kd VALUES (1, 1);
 RESET ROLE;
 DROP TABLE kd;
 DROP ROLE regress_kd_user;
+-- PARTITION OF takes one entry per column
+CREATE TABLE dup_opts (a text, b int) PARTITION BY LIST (a);
+CREATE TABLE dup_opts_b PARTITION OF dup_opts (b NOT NULL, b DEFAULT 1) FOR VALUES IN ('b');
+CREATE TABLE dup_opts_b PARTITION OF dup_opts (b NOT NULL DEFAULT 1) FOR VALUES IN ('b');
+\d dup_opts_b
+DROP TABLE dup_opts;

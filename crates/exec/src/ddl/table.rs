@@ -181,6 +181,17 @@ fn split_column_options(
     own.table_elts.clear();
     for e in &cs.table_elts {
         match node(e)? {
+            // One entry per column (PostgreSQL's MergeAttributes).
+            NodeEnum::ColumnDef(cd)
+                if options
+                    .iter()
+                    .any(|o: &pb::ColumnDef| o.colname == cd.colname) =>
+            {
+                return Err(DbError::new(
+                    SqlState::DuplicateColumn,
+                    format!("column \"{}\" specified more than once", cd.colname),
+                ))
+            }
             NodeEnum::ColumnDef(cd) => options.push((**cd).clone()),
             _ => own.table_elts.push(e.clone()),
         }
