@@ -263,6 +263,7 @@ regress!(
     polymorphic_aggregates,
     internal_operator_functions,
     array_literal_syntax,
+    drop_index_concurrently,
     text_search,
     text_search_headline,
     constraint_using_index,

@@ -304,6 +304,17 @@ pub fn drop_tag(ds: &pb::DropStmt) -> &'static str {
 /// DROP TABLE / INDEX / SEQUENCE.
 pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let kind = pb::ObjectType::try_from(ds.remove_type).unwrap_or(pb::ObjectType::Undefined);
+    if ds.concurrent {
+        // PostgreSQL's ExecDropStmt and RemoveRelations, in their order.
+        database::not_in_block(ctx, "DROP INDEX CONCURRENTLY")?;
+        let refuse = |m: &str| Err(DbError::new(SqlState::FeatureNotSupported, m.to_string()));
+        if ds.objects.len() != 1 {
+            return refuse("DROP INDEX CONCURRENTLY does not support dropping multiple objects");
+        }
+        if ds.behavior == pb::DropBehavior::DropCascade as i32 {
+            return refuse("DROP INDEX CONCURRENTLY does not support CASCADE");
+        }
+    }
     let (tag, what) = match kind {
         pb::ObjectType::ObjectTable => ("DROP TABLE", "table"),
         pb::ObjectType::ObjectIndex => ("DROP INDEX", "index"),

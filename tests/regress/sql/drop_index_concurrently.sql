@@ -1,0 +1,14 @@
+-- DROP INDEX CONCURRENTLY's restrictions: not in a transaction block, one
+-- index, no CASCADE.
+CREATE TABLE dic (a int);
+CREATE INDEX dic_i ON dic (a);
+CREATE INDEX dic_j ON dic (a);
+BEGIN;
+DROP INDEX CONCURRENTLY dic_i;
+ROLLBACK;
+DROP INDEX CONCURRENTLY dic_i, dic_j;
+DROP INDEX CONCURRENTLY dic_i CASCADE;
+DROP INDEX CONCURRENTLY IF EXISTS nosuch;
+DROP INDEX CONCURRENTLY dic_i;
+\d dic
+DROP TABLE dic;
