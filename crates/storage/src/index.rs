@@ -7,8 +7,8 @@
 //! unique key while the old one's deletion is not yet prunable); readers
 //! resolve each entry against the row's visible version.
 //!
-//! Scans walk the entries in key order ([`visit_range`]) or, for an
-//! ordered scan read in batches (`Table::index_scan_batch`), either way
+//! Scans walk the entries in key order ([`visit_range`]) or, for a
+//! range scan read in batches (`Table::index_scan_batch_into`), either way
 //! from a resume entry ([`visit_range_from`]).
 //!
 //! Plain indexes key on table columns (`columns`) and read them straight

@@ -729,52 +729,9 @@ impl Table {
         found
     }
 
-    /// One batch of an ordered index scan: at most `max_rows` visible rows
+    /// One batch of an index range scan: at most `max_rows` visible rows
     /// within the bounds, in key order (`backward`: descending), starting
-    /// after the entry `resume` (None: at the start). Returns the rows and
-    /// where the next batch resumes (None: the range is exhausted).
-    ///
-    /// Reading in batches lets `ORDER BY col LIMIT n` stop after a few
-    /// entries without holding the index lock while the rows flow up the
-    /// plan. A row visible to the snapshot keeps its visible key's entry
-    /// until no snapshot can see that version, so across batches each
-    /// visible row is still met exactly once.
-    #[allow(clippy::too_many_arguments)]
-    pub fn index_scan_batch(
-        &self,
-        index: &Index,
-        (lo, hi): (Bound<&[Value]>, Bound<&[Value]>),
-        snap: &Snapshot,
-        cols: Option<&[bool]>,
-        backward: bool,
-        resume: Option<&[u8]>,
-        max_rows: usize,
-    ) -> (Vec<Tuple>, Option<Vec<u8>>) {
-        let mut out = Vec::new();
-        let bounds = ByteBounds::new(lo, hi);
-        let mut lock_rows = snap.ssi.is_some();
-        if let Some(id) = snap.ssi {
-            self.mgr.ssi.lock_index(id, index.id, bounds.key_lock());
-        }
-        let entries = index.entries.read();
-        let rows = self.rows.read();
-        let mut scratch = Vec::new();
-        let read = EntryRead { index, snap, cols };
-        let mut next = None;
-        crate::index::visit_range_from(&entries, &bounds, resume, backward, |entry, key, row| {
-            if out.len() >= max_rows {
-                next = Some(entry.to_vec());
-                return false;
-            }
-            out.extend(self.entry_row(&rows, &read, (key, row), &mut scratch, &mut lock_rows));
-            true
-        });
-        // Resume at the first entry not looked at (it is looked at again).
-        (out, next)
-    }
-
-    /// [`Table::index_scan_batch`] for a reader with buffers of its own:
-    /// at most `max_rows` visible rows are decoded in place into the first
+    /// at the entry `resume` (None: at the start), decoded in place into the first
     /// `width` (the table's column count) slots of `out[0]`, `out[1]`, ...
     /// (the columns `cols` leaves unmarked are not touched, see
     /// `codec::decode_in_place`); `out` gets another all-NULL buffer of
@@ -785,6 +742,12 @@ impl Table {
     /// row but the values themselves, and a batch small enough to stay in
     /// the CPU cache is handed up while it is still there. Returns where
     /// the next batch resumes (None: the range is exhausted).
+    ///
+    /// Reading in batches lets `ORDER BY col LIMIT n` stop after a few
+    /// entries and never holds the index lock while the rows flow up the
+    /// plan. A row visible to the snapshot keeps its visible key's entry
+    /// until no snapshot can see that version, so across batches each
+    /// visible row is still met exactly once.
     #[allow(clippy::too_many_arguments)]
     pub fn index_scan_batch_into(
         &self,

@@ -1,39 +1,65 @@
-//! Ordered index scans read in batches (`Table::index_scan_batch`): every
-//! visible row once, in key order or its reverse, resuming where the last
-//! batch stopped, whatever is written between batches.
+//! Index range scans read in batches (`Table::index_scan_batch_into`):
+//! every visible row once, in key order or its reverse, resuming where the
+//! last batch stopped, whatever is written between batches, decoded into
+//! the caller's buffers (made as rows are found, reused batch after batch).
 
 mod common;
 
 use std::ops::Bound;
 
 use common::*;
-use nestor_storage::Tuple;
 use nestor_txn::{Isolation, Snapshot};
 use nestor_types::Value;
 
+/// The test table's columns (id, value).
+const WIDTH: usize = 2;
+
+/// One batch of at most `max` rows of `t_pkey` within the bounds: their
+/// ids and where the next batch resumes.
+fn batch(
+    db: &Db,
+    snap: &Snapshot,
+    bounds: (Bound<&[Value]>, Bound<&[Value]>),
+    (backward, resume, max): (bool, Option<&[u8]>, usize),
+    bufs: &mut Vec<Vec<Value>>,
+) -> (Vec<i64>, Option<Vec<u8>>) {
+    let mut heads = Vec::new();
+    let next = db.table.index_scan_batch_into(
+        &db.pkey,
+        bounds,
+        snap,
+        None,
+        (backward, resume, max),
+        (bufs, WIDTH),
+        &mut heads,
+    );
+    assert!(heads.len() <= max && bufs.len() <= max);
+    assert!(heads.iter().all(|&(_, stored)| stored >= WIDTH));
+    let ids = bufs[..heads.len()].iter().map(|r| int(&r[0])).collect();
+    (ids, next)
+}
+
 /// The ids of a whole ordered scan of `t_pkey` within the bounds, in
-/// batches of `batch` rows.
+/// batches of `max` rows.
 fn ids(
     db: &Db,
     snap: &Snapshot,
     bounds: (Bound<&[Value]>, Bound<&[Value]>),
     backward: bool,
-    batch: usize,
+    max: usize,
 ) -> Vec<i64> {
     let mut out = Vec::new();
+    let mut bufs = Vec::new();
     let mut resume: Option<Vec<u8>> = None;
     loop {
-        let (rows, next): (Vec<Tuple>, _) = db.table.index_scan_batch(
-            &db.pkey,
-            bounds,
+        let (rows, next) = batch(
+            db,
             snap,
-            None,
-            backward,
-            resume.as_deref(),
-            batch,
+            bounds,
+            (backward, resume.as_deref(), max),
+            &mut bufs,
         );
-        assert!(rows.len() <= batch);
-        out.extend(rows.iter().map(|t| int(&t.data[0])));
+        out.extend(rows);
         match next {
             Some(n) => resume = Some(n),
             None => return out,
@@ -83,20 +109,17 @@ fn rows_written_between_batches_follow_the_snapshot() {
     let mut t = s.begin(Isolation::RepeatableRead);
     let snap = t.start_statement().unwrap();
     let all = (Bound::Unbounded, Bound::Unbounded);
-    let (first, next) = db
-        .table
-        .index_scan_batch(&db.pkey, all, &snap, None, false, None, 5);
+    let mut bufs = Vec::new();
+    let (first, next) = batch(&db, &snap, all, (false, None, 5), &mut bufs);
     assert_eq!(first.len(), 5);
     // Another session adds rows on both sides of the resume point and
     // deletes some: the rest of the scan still shows the snapshot's rows.
     db.seed(&[(1, 0), (3, 0), (21, 0), (41, 0)]);
-    let mut out: Vec<i64> = first.iter().map(|t| int(&t.data[0])).collect();
+    let mut out = first;
     let mut resume = next;
     while let Some(r) = resume {
-        let (rows, next) =
-            db.table
-                .index_scan_batch(&db.pkey, all, &snap, None, false, Some(&r), 5);
-        out.extend(rows.iter().map(|t| int(&t.data[0])));
+        let (rows, next) = batch(&db, &snap, all, (false, Some(&r), 5), &mut bufs);
+        out.extend(rows);
         resume = next;
     }
     assert_eq!(out, (1..=20).map(|i| i * 2).collect::<Vec<_>>());

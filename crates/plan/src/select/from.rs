@@ -1717,16 +1717,7 @@ pub(super) fn plan_range_function(
         .last()
         .cloned()
         .unwrap_or_default();
-    let alias = rf
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| fname.clone());
-    let colnames = rf
-        .alias
-        .as_ref()
-        .map(|a| bind::names(&a.colnames))
-        .unwrap_or_default();
+    let (alias, colnames) = function_alias(rf, &fname);
     let name = colnames.first().cloned().unwrap_or_else(|| {
         // Its OUT parameter names the column unless an alias was given.
         if fname == "pg_partition_ancestors" && rf.alias.is_none() {
@@ -2072,16 +2063,7 @@ fn plan_expr_item(
     scope: &mut Scope,
 ) -> Result<From, DbError> {
     let fname = super::clauses::derive_name(item);
-    let alias = rf
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| fname.clone());
-    let colnames = rf
-        .alias
-        .as_ref()
-        .map(|a| bind::names(&a.colnames))
-        .unwrap_or_default();
+    let (alias, colnames) = function_alias(rf, &fname);
     let (e, t) = b.bind(item)?;
     let t = t.resolve_unknown();
     let fields = record_columns(b, rf, t, item_location(item))?;
@@ -2374,4 +2356,13 @@ fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType)
         ordinality: false,
     };
     Ok((plan, ty))
+}
+
+/// A function in FROM's alias (its name when none is given) and column
+/// aliases.
+fn function_alias(rf: &pb::RangeFunction, fname: &str) -> (String, Vec<String>) {
+    match &rf.alias {
+        Some(a) => (a.aliasname.clone(), bind::names(&a.colnames)),
+        None => (fname.to_string(), Vec::new()),
+    }
 }
