@@ -810,7 +810,7 @@ fn views_refuse_changes_that_would_break_them() {
     assert_eq!(error_of(&out).code, SqlState::DependentObjectsStillExist);
     assert_eq!(
         error_of(&out).message,
-        "cannot change table vt because view v depends on it"
+        "cannot drop column name of table vt because other objects depend on it"
     );
     let out = run(&mut s, "ALTER TABLE vt DROP COLUMN qty");
     assert!(!out.iter().any(|m| m.starts_with("E:")), "{out:?}");
