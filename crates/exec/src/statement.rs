@@ -472,7 +472,9 @@ fn writes_temp_only(stmt: &PlannedStmt) -> bool {
     let temp =
         |t: &nestor_catalog::TableDef| t.persistence == nestor_catalog::Persistence::Temporary;
     match stmt {
-        PlannedStmt::Query(plan) => locks_rows(plan).is_none(),
+        PlannedStmt::Query(plan) => {
+            locks_rows(plan).is_none() || nestor_plan::statement::locks_only_temp(plan)
+        }
         PlannedStmt::Insert(p) => temp(&p.table),
         PlannedStmt::Modify(p) => temp(&p.table),
         PlannedStmt::Merge(p) => temp(&p.table),
@@ -510,7 +512,7 @@ fn execute_planned(
                     LockMode::NoKeyUpdate => "SELECT FOR NO KEY UPDATE",
                     LockMode::Update | LockMode::Table(_) => "SELECT FOR UPDATE",
                 };
-                read_only_check(ev, what)?;
+                write_check(ev, stmt, what)?;
             }
             let mut n: u64 = 0;
             crate::executor::run(plan, ev, &[], &mut |_, row| {

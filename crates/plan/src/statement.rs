@@ -540,6 +540,22 @@ pub fn locks_rows(p: &Plan) -> Option<nestor_txn::LockMode> {
     }
 }
 
+/// Whether every table a locking query (SELECT ... FOR UPDATE/SHARE)
+/// locks rows of is temporary: a read-only transaction may lock those, as
+/// PostgreSQL's ExecCheckXactReadOnly skips temporary relations.
+pub fn locks_only_temp(p: &Plan) -> bool {
+    match p {
+        Plan::LockRows { targets, .. } => targets
+            .iter()
+            .all(|t| t.table.persistence == nestor_catalog::Persistence::Temporary),
+        Plan::Project { input, .. }
+        | Plan::Limit { input, .. }
+        | Plan::Filter { input, .. }
+        | Plan::Sort { input, .. } => locks_only_temp(input),
+        _ => false,
+    }
+}
+
 /// EXPLAIN text of a statement, one line per entry.
 pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
     match stmt {
