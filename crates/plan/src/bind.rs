@@ -3689,7 +3689,8 @@ impl<'e> Binder<'e> {
         // PostgreSQL's internal names of operators (`textcat(a, b)` is
         // `a || b`, `int4larger` GREATEST), unless a user function takes
         // the name.
-        if !f.agg_star && !f.func_variadic && self.catalog.functions(&name).is_empty() {
+        let internal = f.args.len() == 2 && user_agg::internal_operator(&name).is_some();
+        if internal && !f.agg_star && !f.func_variadic && self.catalog.functions(&name).is_empty() {
             if let Some(n) = user_agg::internal_operator_node(&name, f.args.clone(), f.location) {
                 return match self.bind(&n) {
                     // No operator for these types: no such function.

@@ -349,8 +349,8 @@ fn aggregate_result(
     if !args.iter().any(poly) {
         return Ok(checked_steps(ctx, spec, args)?.result);
     }
-    let mut results = Vec::with_capacity(2);
-    for elem in [DataType::Int4, DataType::Text] {
+    let mut results = [DataType::Unknown; 2];
+    for (slot, elem) in results.iter_mut().zip([DataType::Int4, DataType::Text]) {
         let r = Resolution::with_element(elem);
         let args = args
             .iter()
@@ -360,9 +360,9 @@ fn aggregate_result(
             stype: r.concrete(spec.stype)?,
             ..spec.clone()
         };
-        results.push((elem, checked_steps(ctx, &spec, &args)?.result));
+        *slot = checked_steps(ctx, &spec, &args)?.result;
     }
-    let [(_, a), (_, b)] = [results[0], results[1]];
+    let [a, b] = results;
     if a == b {
         return Ok(a);
     }

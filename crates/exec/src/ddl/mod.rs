@@ -315,12 +315,12 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             return refuse("DROP INDEX CONCURRENTLY does not support CASCADE");
         }
     }
-    let (tag, what) = match kind {
-        pb::ObjectType::ObjectTable => ("DROP TABLE", "table"),
-        pb::ObjectType::ObjectIndex => ("DROP INDEX", "index"),
-        pb::ObjectType::ObjectSequence => ("DROP SEQUENCE", "sequence"),
-        pb::ObjectType::ObjectView => ("DROP VIEW", "view"),
-        pb::ObjectType::ObjectMatview => ("DROP MATERIALIZED VIEW", "materialized view"),
+    let what = match kind {
+        pb::ObjectType::ObjectTable => "table",
+        pb::ObjectType::ObjectIndex => "index",
+        pb::ObjectType::ObjectSequence => "sequence",
+        pb::ObjectType::ObjectView => "view",
+        pb::ObjectType::ObjectMatview => "materialized view",
         pb::ObjectType::ObjectFunction
         | pb::ObjectType::ObjectProcedure
         | pb::ObjectType::ObjectRoutine
@@ -475,7 +475,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             }
         }
     }
-    Ok(CommandTag::Plain(tag))
+    Ok(CommandTag::Plain(drop_tag(ds)))
 }
 
 /// Functions whose arguments or result are table `t`'s row type
