@@ -23,3 +23,13 @@ ALTER TABLE r1 RESET (fillfactor);
 CREATE TABLE r2 WITH (foo = 1) AS SELECT 1 AS a;
 CREATE TABLE r2 WITH (fillfactor = 20) AS SELECT 1 AS a;
 SELECT * FROM r2;
+-- integer options are read as PostgreSQL's parse_int reads them: rounded,
+-- within int4, bare words named in the error
+CREATE TABLE tsp_int (a int[]);
+CREATE INDEX ON tsp_int (a) WITH (fillfactor = maybe);
+CREATE INDEX ON tsp_int (a) WITH (fillfactor = 3000000000);
+CREATE INDEX ON tsp_int (a) WITH (fillfactor = 2147483647);
+CREATE INDEX tsp_int_ff ON tsp_int (a) WITH (fillfactor = 99.6);
+CREATE INDEX ON tsp_int USING gin (a) WITH (gin_pending_list_limit = 3000000000);
+CREATE TABLE tsp_int2 (a int) WITH (fillfactor = 30000000000);
+DROP TABLE tsp_int;

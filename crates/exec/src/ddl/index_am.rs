@@ -132,7 +132,7 @@ pub(super) fn check_options(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), 
         }
         let arg = d.arg.as_deref().and_then(|a| a.node.as_ref());
         match d.defname.as_str() {
-            "fillfactor" => check_fillfactor(arg)?,
+            "fillfactor" => check_int_option("fillfactor", arg, (10, 100))?,
             "fastupdate" => check_bool_option("fastupdate", arg)?,
             "gin_pending_list_limit" => {
                 check_int_option("gin_pending_list_limit", arg, (64, 2_147_483_647))?
@@ -197,8 +197,8 @@ fn check_bool_option(name: &str, arg: Option<&NodeEnum>) -> Result<(), DbError> 
     ))
 }
 
-/// An integer reloption within `(min, max)` (a number is rounded, as
-/// parse_int does).
+/// An integer reloption within `(min, max)` (a number is rounded, and
+/// must fit an int4, as PostgreSQL's parse_int reads it).
 fn check_int_option(
     name: &str,
     arg: Option<&NodeEnum>,
@@ -209,8 +209,9 @@ fn check_int_option(
         .trim()
         .parse::<f64>()
         .ok()
-        .filter(|v| v.is_finite() && v.abs() < 1e12)
-        .map(|v| v.round() as i64);
+        .map(f64::round)
+        .filter(|v| (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(v))
+        .map(|v| v as i64);
     let Some(value) = value else {
         return Err(DbError::new(
             SqlState::InvalidParameterValue,
@@ -282,39 +283,6 @@ pub(super) fn check_gin_elements(class: GinClass, ty: DataType) -> Result<(), Db
                 elem.name()
             ),
         ));
-    }
-    Ok(())
-}
-
-/// fillfactor: an integer (a number is rounded, as parse_int does) in
-/// [10, 100].
-fn check_fillfactor(arg: Option<&NodeEnum>) -> Result<(), DbError> {
-    let text = match arg {
-        None => "true".to_string(),
-        Some(NodeEnum::Integer(i)) => i.ival.to_string(),
-        Some(NodeEnum::Float(f)) => f.fval.clone(),
-        Some(NodeEnum::String(s)) => s.sval.clone(),
-        Some(NodeEnum::Boolean(b)) => b.boolval.to_string(),
-        Some(_) => String::new(),
-    };
-    let value = text
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && v.abs() < 1e10)
-        .map(|v| v.round() as i64);
-    let Some(value) = value else {
-        return Err(DbError::new(
-            SqlState::InvalidParameterValue,
-            format!("invalid value for integer option \"fillfactor\": {text}"),
-        ));
-    };
-    if !(10..=100).contains(&value) {
-        return Err(DbError::new(
-            SqlState::InvalidParameterValue,
-            format!("value {text} out of bounds for option \"fillfactor\""),
-        )
-        .with_detail("Valid values are between \"10\" and \"100\"."));
     }
     Ok(())
 }
