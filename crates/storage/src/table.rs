@@ -38,15 +38,37 @@ impl Version {
 
 /// A row's versions, oldest first; the newest is last. Most rows have one
 /// version, held inline (no allocation of its own).
+///
+/// `rekeyed` records that some version of the row had, for some index, a
+/// key (or a partial index's coverage) another version did not: from then
+/// on an index entry naming the row may be stale (its version pruned or
+/// rolled back before the entry is removed), so a reader checks the entry
+/// against the version it sees. A row that was never rekeyed has only
+/// entries of its one key per index, and the check is skipped (it was the
+/// costliest step of an index range read: re-encoding the key of every
+/// row). The mark is never cleared while the row lives, so it stays `Many`
+/// even with one version.
+///
+/// ```text
+///   INSERT (k=5)             One(v1)                 entry 5   check: no
+///   UPDATE SET other = ..    Many [v1 v2], rekeyed=f entry 5   check: no
+///   prune v1                 One(v2)                 entry 5   check: no
+///   UPDATE SET k = 6         Many [v2 v3], rekeyed=t entry 5,6 check: yes
+///   prune v2                 Many [v3],    rekeyed=t entry 5 (until the
+///                                                    pruner removes it), 6
+/// ```
 #[derive(Debug)]
 enum Chain {
     One(Version),
-    Many(Vec<Version>),
+    Many { versions: Vec<Version>, rekeyed: bool },
 }
 
 impl Default for Chain {
     fn default() -> Chain {
-        Chain::Many(Vec::new())
+        Chain::Many {
+            versions: Vec::new(),
+            rekeyed: false,
+        }
     }
 }
 
@@ -55,7 +77,7 @@ impl Deref for Chain {
     fn deref(&self) -> &[Version] {
         match self {
             Chain::One(v) => std::slice::from_ref(v),
-            Chain::Many(vs) => vs,
+            Chain::Many { versions, .. } => versions,
         }
     }
 }
@@ -64,55 +86,68 @@ impl DerefMut for Chain {
     fn deref_mut(&mut self) -> &mut [Version] {
         match self {
             Chain::One(v) => std::slice::from_mut(v),
-            Chain::Many(vs) => vs,
+            Chain::Many { versions, .. } => versions,
         }
     }
 }
 
 impl Chain {
     fn push(&mut self, v: Version) {
-        match std::mem::take(self) {
-            Chain::One(old) => {
-                *self = Chain::Many(vec![old, v]);
-            }
-            Chain::Many(mut all) => {
-                all.push(v);
-                *self = Chain::from_vec(all);
-            }
-        }
+        let rekeyed = self.rekeyed();
+        let mut all = std::mem::take(self).into_vec();
+        all.push(v);
+        *self = Chain::from_vec(all, rekeyed);
     }
 
     fn pop(&mut self) -> Option<Version> {
+        let rekeyed = self.rekeyed();
         let mut all = std::mem::take(self).into_vec();
         let v = all.pop();
-        *self = Chain::from_vec(all);
+        *self = Chain::from_vec(all, rekeyed);
         v
     }
 
+    /// No versions left (the row's mark goes with them: only recovery,
+    /// which rebuilds every index afterwards, empties a chain).
     fn clear(&mut self) {
         *self = Chain::default();
     }
 
+    /// Whether an index entry naming this row may be stale (see above).
+    fn rekeyed(&self) -> bool {
+        matches!(self, Chain::Many { rekeyed: true, .. })
+    }
+
+    /// Mark the row rekeyed: called, under the row latch, before an entry
+    /// of a key the row did not have is added.
+    fn mark_rekeyed(&mut self) {
+        if !self.rekeyed() {
+            let all = std::mem::take(self).into_vec();
+            *self = Chain::from_vec(all, true);
+        }
+    }
+
     /// Take out the versions `dead` selects; keep the others in order.
     fn remove_where(&mut self, dead: impl Fn(&Version) -> bool) -> Vec<Version> {
+        let rekeyed = self.rekeyed();
         let (gone, kept): (Vec<Version>, Vec<Version>) =
             std::mem::take(self).into_vec().into_iter().partition(dead);
-        *self = Chain::from_vec(kept);
+        *self = Chain::from_vec(kept, rekeyed);
         gone
     }
 
     fn into_vec(self) -> Vec<Version> {
         match self {
             Chain::One(v) => vec![v],
-            Chain::Many(vs) => vs,
+            Chain::Many { versions, .. } => versions,
         }
     }
 
-    fn from_vec(mut vs: Vec<Version>) -> Chain {
-        if vs.len() == 1 {
-            Chain::One(vs.pop().expect("one version"))
+    fn from_vec(mut versions: Vec<Version>, rekeyed: bool) -> Chain {
+        if versions.len() == 1 && !rekeyed {
+            Chain::One(versions.pop().expect("one version"))
         } else {
-            Chain::Many(vs)
+            Chain::Many { versions, rekeyed }
         }
     }
 }
@@ -712,11 +747,15 @@ impl Table {
         let versions = slot.versions.lock();
         let mut found = None;
         if let Some(v) = self.visible(&versions, read.snap) {
-            scratch.clear();
-            if read.index.put_stored_key(&v.data, scratch).is_some()
-                && (scratch.as_slice() == key
-                    || (read.index.is_multi() && index::blob_has(scratch, key)))
-            {
+            // Only a rekeyed row can have an entry its visible version
+            // does not hold (see `Chain`).
+            let holds = !versions.rekeyed() || {
+                scratch.clear();
+                read.index.put_stored_key(&v.data, scratch).is_some()
+                    && (scratch.as_slice() == key
+                        || (read.index.is_multi() && index::blob_has(scratch, key)))
+            };
+            if holds {
                 found = Some(take(row, v));
             }
         }
@@ -899,6 +938,9 @@ impl Table {
                 let mut versions = slot.versions.lock();
                 if keys.iter().all(|k| !k.2) {
                     self.trim_chain(&mut versions, &keys);
+                } else {
+                    // Before the new key's entry exists (see `Chain`).
+                    versions.mark_rekeyed();
                 }
                 replaced = versions.last().expect("locked row has a version").xmin;
                 expire_newest(&mut versions, txn);
@@ -1722,7 +1764,8 @@ impl Table {
         // Index entries of the new version (stale ones of older versions
         // go with pruning, as on the primary).
         let mut keys: Vec<(Arc<Index>, codec::Key)> = Vec::new();
-        for idx in self.indexes() {
+        let indexes = self.indexes();
+        for idx in indexes.iter().cloned() {
             let mut key = Vec::new();
             if idx.put_stored_key(&stored, &mut key).is_none() {
                 continue;
@@ -1742,6 +1785,9 @@ impl Table {
             let replaced = versions.last().is_some_and(|v| v.xmax.is_none());
             if replaced {
                 expire_newest(&mut versions, txn);
+            }
+            if rekeys(&versions, &indexes, &stored) {
+                versions.mark_rekeyed();
             }
             versions.push(Version {
                 xmin: xid,
@@ -1842,7 +1888,13 @@ impl Table {
             for i in 0..rows.len {
                 let row = RowId(i);
                 let slot = rows.get(row).expect("row below len");
-                for v in slot.versions.lock().iter() {
+                let mut versions = slot.versions.lock();
+                if versions.len() > 1 && rekeys(&versions[1..], &[index], &versions[0].data) {
+                    // Its versions' keys differ: this index gets an entry
+                    // per key (see `Chain`).
+                    versions.mark_rekeyed();
+                }
+                for v in versions.iter() {
                     key.clear();
                     if strict && index.is_computed() {
                         if let Err(e) = index.try_key_bytes(&codec::decode_row(&v.data)) {
@@ -1965,6 +2017,15 @@ fn first_duplicate<K: Eq + Clone>(sorted: &[(K, RowId, bool)]) -> Option<(K, Row
         }
     }
     best.map(|(r, k)| (k.clone(), r))
+}
+
+/// Whether `stored` has, for one of `indexes`, a key (or a partial
+/// index's coverage) some version in `versions` does not.
+fn rekeys<I: Deref<Target = Index>>(versions: &[Version], indexes: &[I], stored: &[u8]) -> bool {
+    indexes.iter().any(|idx| {
+        let key = idx.stored_key_bytes(stored);
+        versions.iter().any(|v| idx.stored_key_bytes(&v.data) != key)
+    })
 }
 
 /// Stamp the newest version of a row whose lock `txn` holds as deleted

@@ -128,3 +128,31 @@ fn updates_move_rows_in_and_out_and_rollback_to_restores_entries() {
     db.store.prune_all();
     assert_eq!(idx.len(), 1);
 }
+
+#[test]
+fn an_index_built_over_older_versions_checks_their_entries() {
+    // Row 1 changes v before the index exists: both versions get an entry
+    // (an old snapshot may still read 5), and a new snapshot must not find
+    // the row under the key its visible version no longer has.
+    let db = Db::new();
+    db.seed(&[(1, 5), (2, 9)]);
+    let s = db.session(1);
+    let mut t = s.begin(RC);
+    set(&db, &mut t, 1, 6).unwrap();
+    t.commit();
+    let idx = with_index(&db);
+    assert_eq!(idx.len(), 3, "entries 5 and 6 of row 1, 9 of row 2");
+    let mut r = s.begin(RC);
+    assert_eq!(lookup(&db, &idx, &mut r, 5), Vec::<i64>::new());
+    assert_eq!(lookup(&db, &idx, &mut r, 6), vec![1]);
+    assert_eq!(lookup(&db, &idx, &mut r, 9), vec![2]);
+    r.commit();
+    // A key change after the build is checked the same way.
+    let mut t = s.begin(RC);
+    set(&db, &mut t, 2, 10).unwrap();
+    t.commit();
+    let mut r = s.begin(RC);
+    assert_eq!(lookup(&db, &idx, &mut r, 9), Vec::<i64>::new());
+    assert_eq!(lookup(&db, &idx, &mut r, 10), vec![2]);
+    r.commit();
+}
