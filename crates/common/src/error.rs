@@ -358,9 +358,35 @@ impl Severity {
     }
 }
 
-/// An error (or notice) as the client will see it.
+/// An error (or notice) as the client will see it: its fields
+/// ([`ErrorData`]) behind one pointer, so a `Result<Value, DbError>` — what
+/// every expression evaluation returns — stays the size of a value and is
+/// not copied through a hundred-odd bytes of error fields on each call.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DbError(Box<ErrorData>);
+
+impl std::ops::Deref for DbError {
+    type Target = ErrorData;
+    fn deref(&self) -> &ErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for DbError {
+    fn deref_mut(&mut self) -> &mut ErrorData {
+        &mut self.0
+    }
+}
+
+impl fmt::Debug for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+/// The fields of a [`DbError`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DbError {
+pub struct ErrorData {
     pub severity: Severity,
     pub code: SqlState,
     pub message: String,
@@ -406,7 +432,7 @@ pub struct ErrorObject {
 
 impl DbError {
     pub fn new(code: SqlState, message: impl Into<String>) -> DbError {
-        DbError {
+        DbError(Box::new(ErrorData {
             severity: Severity::Error,
             code,
             message: message.into(),
@@ -418,7 +444,7 @@ impl DbError {
             object: None,
             custom_code: None,
             internal: None,
-        }
+        }))
     }
 
     /// An error with any well-formed SQLSTATE (user code raising one):
@@ -442,6 +468,16 @@ impl DbError {
             e.custom_code = Some(b);
         }
         e
+    }
+
+    /// The fields, unboxed (to move several out).
+    pub fn into_data(self) -> ErrorData {
+        *self.0
+    }
+
+    /// The message alone.
+    pub fn into_message(self) -> String {
+        self.0.message
     }
 
     /// The five-character SQLSTATE the client sees.

@@ -259,7 +259,11 @@ mod tests {
         let e = check_write().unwrap_err();
         assert_eq!(e.code, SqlState::OutOfMemory);
         assert_eq!(e.message, "out of memory");
-        assert!(e.detail.unwrap().contains("memory limit (--memory-limit)"));
+        assert!(e
+            .detail
+            .clone()
+            .unwrap()
+            .contains("memory limit (--memory-limit)"));
         FAKE.store(999, Ordering::Relaxed);
         refresh();
         assert!(check_write().is_ok());

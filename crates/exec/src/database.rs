@@ -41,7 +41,7 @@ impl Database {
         store.set_commit_hook(catalog.sequence_hook());
         // Recovery and replicas bind computed indexes through this.
         nestor_catalog::set_index_binder(|c, t, i| {
-            nestor_plan::select::index_expr::install_keys(c, t, i).map_err(|e| e.message)
+            nestor_plan::select::index_expr::install_keys(c, t, i).map_err(|e| e.into_message())
         });
         Database {
             txn,

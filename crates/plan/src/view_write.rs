@@ -510,7 +510,7 @@ fn bind_level(
             SqlState::DependentObjectsStillExist,
             format!("view \"{}\" no longer matches the tables it reads", v.name),
         )
-        .with_detail(e.message)
+        .with_detail(e.into_message())
     })?;
     let mut agg = false;
     let mut win = false;
@@ -768,7 +768,7 @@ pub fn check_option_allowed(
                 SqlState::FeatureNotSupported,
                 "WITH CHECK OPTION is supported only on automatically updatable views",
             );
-            if let Some(d) = e.detail {
+            if let Some(d) = e.into_data().detail {
                 err = err.with_hint(d);
             }
             Err(err)

@@ -791,7 +791,7 @@ mod tests {
     fn fatal_msg(bytes: &[u8]) -> String {
         let e = decode_all(bytes).unwrap_err();
         assert_eq!(e.severity, Severity::Fatal);
-        e.message
+        e.message.clone()
     }
 
     #[test]

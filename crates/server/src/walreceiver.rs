@@ -389,7 +389,7 @@ fn base_copy(dir: &Path, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
         history,
     }
     .save(dir)
-    .map_err(|e| Failure::new(e.message))?;
+    .map_err(|e| Failure::new(e.into_message()))?;
     std::fs::write(dir.join(STANDBY_SIGNAL), b"").map_err(Failure::io)?;
     sync_dir(dir)?;
     std::fs::rename(dir.join("checkpoint.base"), dir.join("checkpoint")).map_err(Failure::io)?;
@@ -489,11 +489,11 @@ fn recopy(engine: &Engine, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
         None
     };
     let lsn = nestor_durable::replica::resync(engine, &dir.join("checkpoint.new"))
-        .map_err(|e| Failure::new(e.message))?;
+        .map_err(|e| Failure::new(e.into_message()))?;
     if let Some(h) = history {
         engine
             .adopt_timeline(timeline, h)
-            .map_err(|e| Failure::new(e.message))?;
+            .map_err(|e| Failure::new(e.into_message()))?;
     }
     Ok(lsn)
 }
@@ -683,7 +683,7 @@ fn stream(
     if let Some(history) = history {
         engine
             .adopt_timeline(timeline, history)
-            .map_err(|e| Failure::new(e.message))?;
+            .map_err(|e| Failure::new(e.into_message()))?;
     }
     tracing::info!(
         "started streaming WAL from the primary at {} on timeline {timeline}",
@@ -707,7 +707,9 @@ fn stream(
         if last_promote_check.elapsed() >= POLL {
             last_promote_check = Instant::now();
             if promote_asked(engine) {
-                applier.flush().map_err(|e| Failure::new(e.message))?;
+                applier
+                    .flush()
+                    .map_err(|e| Failure::new(e.into_message()))?;
                 return Ok(End::Promote);
             }
         }
@@ -724,7 +726,7 @@ fn stream(
                             let sent = m.i64().map_err(Failure::io)?;
                             applier
                                 .record(at, m.rest())
-                                .map_err(|e| Failure::new(e.message))?;
+                                .map_err(|e| Failure::new(e.into_message()))?;
                             repl.update_receiver(|r| {
                                 r.latest_end_lsn = wal_end;
                                 r.latest_end_time_us = Some(sent);
@@ -752,7 +754,7 @@ fn stream(
                             let offset = m.u64().map_err(Failure::io)?;
                             applier
                                 .redo_piece(Xid(xid), total, offset, m.rest())
-                                .map_err(|e| Failure::new(e.message))?;
+                                .map_err(|e| Failure::new(e.into_message()))?;
                         }
                         other => {
                             return Err(Failure::new(format!(
@@ -775,7 +777,9 @@ fn stream(
         if applier.unflushed_bytes() > 0
             && (burst_over || applier.unflushed_bytes() >= UNFLUSHED_BYTES_MAX)
         {
-            applier.flush().map_err(|e| Failure::new(e.message))?;
+            applier
+                .flush()
+                .map_err(|e| Failure::new(e.into_message()))?;
         }
         let pos = applier.end_lsn();
         let due = last_status.elapsed() >= Duration::from_millis(REPLICATION_STATUS_INTERVAL_MS);

@@ -691,7 +691,7 @@ mod tests {
         let mut c = cursor(2);
         c.updatable = Updatable::Scan(vec![10, 11]);
         c.origins = vec![vec![Some(origin(1))], vec![Some(origin(2))]];
-        let state = |r: Result<Option<RowOrigin>, DbError>| r.unwrap_err().message;
+        let state = |r: Result<Option<RowOrigin>, DbError>| r.unwrap_err().message.clone();
         assert_eq!(
             state(c.current_of("c", 10, "t")),
             "cursor \"c\" is not positioned on a row"

@@ -697,12 +697,12 @@ fn ts_of(tag: u8, p: &[u8]) -> Result<Value, String> {
     } else {
         TsQuery::from_binary(p).map(|q| Value::TsQuery(Arc::new(q)))
     }
-    .map_err(|e| e.message)
+    .map_err(|e| e.into_message())
 }
 
 /// A bit string from its stored (binary) form.
 fn bits_of(p: &[u8]) -> Result<Value, String> {
-    nestor_types::bits::parse_binary(DataType::VarBit(None), p).map_err(|e| e.message)
+    nestor_types::bits::parse_binary(DataType::VarBit(None), p).map_err(|e| e.into_message())
 }
 
 /// An array from its stored (binary) form; the element type is the one

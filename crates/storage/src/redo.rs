@@ -157,7 +157,7 @@ impl<'a> Reader<'a> {
             DataType::from_oid(oid).ok_or_else(|| format!("unknown type oid {oid} in redo"))?;
         let len = self.u32()? as usize;
         let bytes = self.bytes(len)?;
-        nestor_types::binary::parse_binary(ty, bytes).map_err(|e| e.message)
+        nestor_types::binary::parse_binary(ty, bytes).map_err(|e| e.into_message())
     }
 }
 

@@ -60,7 +60,10 @@ impl Version {
 #[derive(Debug)]
 enum Chain {
     One(Version),
-    Many { versions: Vec<Version>, rekeyed: bool },
+    Many {
+        versions: Vec<Version>,
+        rekeyed: bool,
+    },
 }
 
 impl Default for Chain {
@@ -2024,7 +2027,9 @@ fn first_duplicate<K: Eq + Clone>(sorted: &[(K, RowId, bool)]) -> Option<(K, Row
 fn rekeys<I: Deref<Target = Index>>(versions: &[Version], indexes: &[I], stored: &[u8]) -> bool {
     indexes.iter().any(|idx| {
         let key = idx.stored_key_bytes(stored);
-        versions.iter().any(|v| idx.stored_key_bytes(&v.data) != key)
+        versions
+            .iter()
+            .any(|v| idx.stored_key_bytes(&v.data) != key)
     })
 }
 

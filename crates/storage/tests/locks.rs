@@ -178,7 +178,7 @@ fn deadlock_between_two_row_locks_is_detected() {
     let e = failed.into_db(&|v| format!("{v:?}"));
     assert_eq!(e.code, SqlState::DeadlockDetected);
     assert_eq!(e.message, "deadlock detected");
-    let detail = e.detail.unwrap();
+    let detail = e.detail.clone().unwrap();
     assert!(
         detail.contains("Process 2 waits for") && detail.contains("blocked by process 1"),
         "{detail}"

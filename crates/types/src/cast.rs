@@ -690,7 +690,7 @@ mod tests {
 
     fn msg(v: Result<Value, DbError>) -> (SqlState, String) {
         let e = v.unwrap_err();
-        (e.code, e.message)
+        (e.code, e.message.clone())
     }
 
     fn num(s: &str) -> Value {

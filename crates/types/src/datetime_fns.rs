@@ -1659,7 +1659,7 @@ mod tests {
         r.func
             .call(args, &ctx())
             .map(|v| v.to_text(&ctx()))
-            .map_err(|e| (e.code, e.message))
+            .map_err(|e| (e.code, e.message.clone()))
     }
 
     fn ts(s: &str) -> Value {

@@ -1141,7 +1141,7 @@ mod tests {
 
     fn err(name: &str, args: &[Value]) -> (SqlState, String) {
         let e = call_scalar(name, args).unwrap().unwrap_err();
-        (e.code, e.message)
+        (e.code, e.message.clone())
     }
 
     fn t(s: &str) -> Value {

@@ -890,7 +890,7 @@ mod tests {
 
     fn e(v: Result<Value, DbError>) -> (SqlState, String) {
         let e = v.unwrap_err();
-        (e.code, e.message)
+        (e.code, e.message.clone())
     }
 
     fn p(ty: DataType, s: &str) -> Value {

@@ -423,7 +423,7 @@ mod tests {
 
     fn err(ty: DataType, input: &str) -> (SqlState, String) {
         let e = parse_text(ty, input, &ctx()).unwrap_err();
-        (e.code, e.message)
+        (e.code, e.message.clone())
     }
 
     #[test]

@@ -412,5 +412,7 @@ mod tests {
         );
         assert!(Value::Float8(f64::NAN) > Value::Float8(f64::INFINITY));
         assert_eq!(std::mem::size_of::<Value>(), 24);
+        // What every evaluation returns: a value's size, not the error's.
+        assert!(std::mem::size_of::<Result<Value, nestor_common::DbError>>() <= 32);
     }
 }

@@ -786,7 +786,7 @@ pub(crate) fn revalidate_views_on(
                 SqlState::DependentObjectsStillExist,
                 format!("cannot change {what} because view {} depends on it", v.name),
             )
-            .with_detail(e.detail.clone().unwrap_or(e.message));
+            .with_detail(e.detail.clone().unwrap_or_else(|| e.message.clone()));
             err = err.with_hint(
                 "Nestor keeps a view's query as SQL text: drop the view, make the change, and create the view again.",
             );

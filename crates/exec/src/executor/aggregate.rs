@@ -817,30 +817,32 @@ fn aggregate(
     // accumulators; DISTINCT arguments and string_agg text grow it.
     let group_bytes = ENTRY_OVERHEAD_BYTES + aggs.len() * std::mem::size_of::<Acc>();
     let mut held = 0;
+    // A row's group key, built in one buffer reused across rows (a new
+    // group's map key and output row are its copies).
+    let mut key: Row = Vec::with_capacity(group.len());
     let r = source(ev, &mut |ev, row| {
         // Without GROUP BY every row is in the one group: no key to build
         // or hash.
         let gi = if group.is_empty() && !order.is_empty() {
             0
         } else {
-            let mut key = Vec::with_capacity(group.len());
+            key.clear();
             for g in group {
                 key.push(g.eval(row, ev)?);
             }
-            let nk = distinct_key(&key);
-            match groups.get(&nk) {
+            match groups.get(key.as_slice()) {
                 Some(&i) => i,
                 None if batches.is_some() || (held > work_mem && depth < DEPTH_MAX) => {
                     let b = batches.get_or_insert_with(|| Batches::new(depth, &ev.temp));
-                    b.add(&nk, row)?;
+                    b.add(&key, row)?;
                     return Ok(true);
                 }
                 None => {
                     let bytes = 2 * entry_bytes(&key) + group_bytes;
                     ev.mem.charge(bytes, "hash aggregate (GROUP BY)")?;
                     held += bytes;
-                    order.push((key, new_group()));
-                    groups.insert(nk, order.len() - 1);
+                    order.push((key.clone(), new_group()));
+                    groups.insert(distinct_key(&key), order.len() - 1);
                     order.len() - 1
                 }
             }

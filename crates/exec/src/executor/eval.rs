@@ -88,6 +88,14 @@ impl Eval for Expr {
             Expr::Col(i) => Ok(row[*i].clone()),
             // `col op constant` does not recurse: no stack check.
             Expr::Cmp(op, a, b) if leaf(a) && leaf(b) => compare(*op, a, b, row, ev),
+            // Nor does `col + constant`, whose operands are read in place.
+            Expr::Arith(op, a, b, _) => match (leaf_ref(a, row), leaf_ref(b, row)) {
+                (Some(x), Some(y)) => valops::arith(*op, x, y, &ev.ctx.eval),
+                _ => {
+                    nestor_common::stack::check()?;
+                    eval_node(self, row, ev)
+                }
+            },
             _ => {
                 nestor_common::stack::check()?;
                 eval_node(self, row, ev)

@@ -757,7 +757,7 @@ pub fn plan_view(
     b.text = saved_text;
     b.ctes = saved_ctes;
     b.vars = saved_vars;
-    let (plan, mut cols) = planned.map_err(|e| broken_view(v, e.message))?;
+    let (plan, mut cols) = planned.map_err(|e| broken_view(v, e.into_message()))?;
     mark_correlation(b, b.last_correlated);
     if cols.len() < v.columns.len() {
         return Err(broken_view(

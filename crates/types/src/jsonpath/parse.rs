@@ -1223,7 +1223,9 @@ mod tests {
     use super::*;
 
     fn n(s: &str) -> String {
-        parse(s).map(|p| p.to_text()).unwrap_or_else(|e| e.message)
+        parse(s)
+            .map(|p| p.to_text())
+            .unwrap_or_else(|e| e.into_message())
     }
 
     #[test]

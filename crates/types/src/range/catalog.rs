@@ -570,7 +570,7 @@ mod tests {
         f.func
             .call(args, &EvalCtx::default())
             .map(|v| v.to_text(&EvalCtx::default()))
-            .map_err(|e| e.message)
+            .map_err(|e| e.into_message())
     }
 
     #[test]

@@ -700,7 +700,7 @@ mod tests {
     fn text(kind: RangeKind, s: &str) -> Result<String, String> {
         parse(kind, s, &ctx())
             .map(|r| r.to_text(&ctx()))
-            .map_err(|e| format!("{}|{}", e.message, e.detail.unwrap_or_default()))
+            .map_err(|e| format!("{}|{}", e.message, e.detail.clone().unwrap_or_default()))
     }
 
     #[test]
