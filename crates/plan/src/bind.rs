@@ -213,6 +213,13 @@ pub struct Cte {
     /// the recursive term, as PostgreSQL's p_dontexpand (select/
     /// search_cycle.rs).
     pub star_hidden: usize,
+    /// How many references to it were bound so far.
+    pub refs: u32,
+    /// Its query calls a volatile function.
+    pub volatile: bool,
+    /// Shared by its scans ([`Plan::CteScan`]'s `whole_first`): set once
+    /// a volatile CTE has a second reference.
+    pub whole_first: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Where window functions may appear: a SELECT's list and ORDER BY; else
@@ -1955,6 +1962,9 @@ impl<'e> Binder<'e> {
             level: self.level(),
             star_hidden,
             outer_level: None,
+            refs: 0,
+            volatile: false,
+            whole_first: Default::default(),
         });
         self.recursive_refs.push((id, 0));
         let out = f(self);
@@ -2745,6 +2755,32 @@ impl<'e> Binder<'e> {
         Ok((le, re, ty))
     }
 
+    /// text_pattern_ops' comparisons (`~<~`, ...) of text or bpchar:
+    /// byte-wise, which is what the default collation's (C) `<` ... are
+    /// here, so they bind as those (bpchar's ignore trailing blanks).
+    fn bind_pattern_cmp(
+        &mut self,
+        c: Cmp,
+        op: &str,
+        l: &Node,
+        r: &Node,
+    ) -> Result<(Expr, DataType), DbError> {
+        let (le, lt) = self.bind(l)?;
+        let (re, rt) = self.bind(r)?;
+        let string = |t: DataType| t.is_string() || t == DataType::Unknown;
+        if !(string(lt) && string(rt)) {
+            return Err(no_operator(op, lt, rt));
+        }
+        let plain = match c {
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Ge => ">=",
+            _ => ">",
+        };
+        let (le, re, _) = self.cmp_pair_bound(l, (le, lt), r, (re, rt), plain, false)?;
+        Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool))
+    }
+
     fn bind_unary(&mut self, op: &str, r: &Node) -> Result<(Expr, DataType), DbError> {
         let (e, t) = self.bind(r)?;
         if let Some(f) = nestor_types::tsearch::catalog::resolve_operator(op, None, t) {
@@ -2823,6 +2859,9 @@ impl<'e> Binder<'e> {
     }
 
     fn bind_binary(&mut self, op: &str, l: &Node, r: &Node) -> Result<(Expr, DataType), DbError> {
+        if let Some(c) = pattern_cmp(op) {
+            return self.bind_pattern_cmp(c, op, l, r);
+        }
         let cmp = match op {
             "=" => Some(Cmp::Eq),
             "<>" | "!=" => Some(Cmp::Ne),
@@ -5779,6 +5818,17 @@ pub(crate) fn bind_const(c: &pb::AConst) -> Result<(Expr, DataType), DbError> {
             DataType::Unknown,
         ),
         Some(a_const::Val::Bsval(_)) | None => (Expr::Const(Value::Null), DataType::Unknown),
+    })
+}
+
+/// The comparison a text_pattern_ops operator stands for.
+fn pattern_cmp(op: &str) -> Option<Cmp> {
+    Some(match op {
+        "~<~" => Cmp::Lt,
+        "~<=~" => Cmp::Le,
+        "~>=~" => Cmp::Ge,
+        "~>~" => Cmp::Gt,
+        _ => return None,
     })
 }
 

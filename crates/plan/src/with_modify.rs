@@ -177,6 +177,9 @@ pub(crate) fn plan_with_clause(
             level: b.level(),
             star_hidden: 0,
             outer_level: None,
+            refs: 0,
+            volatile: false,
+            whole_first: Default::default(),
         });
         writes.push(WriteCte {
             name: cte.ctename.clone(),

@@ -263,6 +263,8 @@ regress!(
     polymorphic_aggregates,
     internal_operator_functions,
     array_literal_syntax,
+    cte_evaluation,
+    operator_and_ddl_edges,
     drop_index_concurrently,
     text_search,
     text_search_headline,

@@ -260,11 +260,13 @@ fn array_to_string(v: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     Ok(Value::Text(Arc::from(out)))
 }
 
+/// `what` is the whole phrase before "multidimensional arrays", as
+/// PostgreSQL words it ("searching for elements in").
 fn one_dimensional(a: &Array, what: &str) -> Result<(), DbError> {
     if a.ndims() > 1 {
         return Err(DbError::new(
             SqlState::FeatureNotSupported,
-            format!("{what} in multidimensional arrays is not supported"),
+            format!("{what} multidimensional arrays is not supported"),
         ));
     }
     Ok(())
@@ -274,7 +276,7 @@ fn array_position(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let Some(a) = the_array(&v[0]) else {
         return Ok(Value::Null);
     };
-    one_dimensional(a, "searching for elements")?;
+    one_dimensional(a, "searching for elements in")?;
     let lower = a.dims.first().map_or(1, |d| d.lower);
     let start = match v.get(2) {
         None => 0,
@@ -301,7 +303,7 @@ fn array_positions(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let Some(a) = the_array(&v[0]) else {
         return Ok(Value::Null);
     };
-    one_dimensional(a, "searching for elements")?;
+    one_dimensional(a, "searching for elements in")?;
     let lower = a.dims.first().map_or(1, |d| d.lower);
     let found = a
         .items

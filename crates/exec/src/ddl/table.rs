@@ -1196,6 +1196,9 @@ pub fn create_index(
     let mut cols = Vec::new();
     for ie in super::index_am::elems(is)? {
         super::opclass::refuse_in_index(ctx, method, &ie.opclass)?;
+        if def.column_index(&ie.name).is_none() {
+            refuse_system_column(method, &ie.name)?;
+        }
         if method == AccessMethod::Btree {
             check_btree_type(&def, &ie.name)?;
         }
@@ -1310,6 +1313,28 @@ fn refuse_no_inherit_partitioned(cs: &pb::CreateStmt, name: &str) -> Result<(), 
 /// A B-tree needs an ordering: the geometric types have none (their
 /// comparisons are fuzzy), so an index on such a column is PostgreSQL's
 /// 42704.
+/// A key naming a system column fails as in PostgreSQL, which resolves
+/// the column, then its operator class (xid and cid have none), then
+/// refuses the system column.
+fn refuse_system_column(method: AccessMethod, col: &str) -> Result<(), DbError> {
+    let no_class = |ty: &str| {
+        Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "data type {ty} has no default operator class for access method \"{}\"",
+                method.name()
+            ),
+        )
+        .with_hint("You must specify an operator class for the index or define a default operator class for the data type."))
+    };
+    match col {
+        "xmin" | "xmax" => no_class("xid"),
+        "cmin" | "cmax" => no_class("cid"),
+        "ctid" | "tableoid" => Err(DbError::unsupported("index creation on system columns")),
+        _ => Ok(()),
+    }
+}
+
 fn check_btree_type(def: &TableDef, col: &str) -> Result<(), DbError> {
     let ty = def.columns.iter().find(|c| c.name == col).map(|c| c.ty);
     if let Some(t @ nestor_types::DataType::Geo(_)) = ty {

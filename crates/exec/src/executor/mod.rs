@@ -278,6 +278,15 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             correlated: true,
             ..
         } => run(plan, ev, &[], emit),
+        Plan::CteScan {
+            id,
+            plan,
+            whole_first,
+            ..
+        } if whole_first.load(std::sync::atomic::Ordering::Relaxed) => {
+            let rows = materialize_cached(*id, plan, ev)?;
+            emit_all(rows.iter().cloned(), ev, emit)
+        }
         Plan::CteScan { id, plan, .. } => cte_scan(*id, plan, ev, emit),
         Plan::Filter { input, pred } => run_filter(input, pred, ev, param, emit),
         Plan::Project { input, exprs } => run_project(input, exprs, ev, param, emit),
@@ -1112,9 +1121,18 @@ fn recursive_union(
 ) -> Result<bool, DbError> {
     let mut seen: HashSet<Row> = HashSet::new();
     let mut held = 0usize;
-    let mut round = |plan: &Plan, ev: &mut Ev, held: &mut usize| -> Result<Vec<Row>, DbError> {
+    // One round: its new rows go up as they are made (as PostgreSQL's
+    // RecursiveUnion returns them), so a LIMIT stops even a round that
+    // never ends (a nested recursive query over this one's working
+    // table), and are kept as the next round's working table. None: the
+    // consumer wants no more rows.
+    let mut round = |plan: &Plan,
+                     ev: &mut Ev,
+                     held: &mut usize,
+                     emit: &mut Emit|
+     -> Result<Option<Vec<Row>>, DbError> {
         let mut rows = Vec::new();
-        run(plan, ev, param, &mut |ev, row| {
+        let more = run(plan, ev, param, &mut |ev, row| {
             if !all {
                 let key = distinct_key(&row);
                 if seen.contains(&key) {
@@ -1125,28 +1143,28 @@ fn recursive_union(
                 *held += bytes;
                 seen.insert(key);
             }
-            rows.push(row);
-            Ok(true)
+            rows.push(row.clone());
+            emit(ev, row)
         })?;
-        Ok(rows)
+        Ok(more.then_some(rows))
     };
     let result = (|| {
-        let mut work = round(init, ev, &mut held)?;
+        let Some(mut work) = round(init, ev, &mut held, emit)? else {
+            return Ok(false);
+        };
         while !work.is_empty() {
-            for r in &work {
-                if !emit(ev, r.clone())? {
-                    return Ok(false);
-                }
-            }
             let bytes: usize = work.iter().map(|r| entry_bytes(r)).sum();
             ev.mem.charge(bytes, "recursive query working table")?;
             ev.cache.insert(work_id, Arc::new(work));
             let cached: HashSet<usize> = ev.cache.keys().copied().collect();
-            let next = round(step, ev, &mut held);
+            let next = round(step, ev, &mut held, emit);
             ev.cache.retain(|k, _| cached.contains(k));
             ev.cache.remove(&work_id);
             ev.mem.release(bytes);
-            work = next?;
+            match next? {
+                Some(rows) => work = rows,
+                None => return Ok(false),
+            }
         }
         Ok(true)
     })();

@@ -474,9 +474,19 @@ pub(crate) fn bind_call(
             return Ok(Some((Expr::Func(unnest, vec![call]), elem)));
         }
         (_, true) => {
+            if let AggCtx::NotAllowed(clause) = b.agg {
+                return Err(crate::bind::err_at(
+                    DbError::new(
+                        SqlState::FeatureNotSupported,
+                        format!("set-returning functions are not allowed in {clause}"),
+                    ),
+                    b.text,
+                    f.location,
+                ));
+            }
             return Err(DbError::unsupported(format!(
                 "set-returning function {name}() in this position"
-            )))
+            )));
         }
         (Returns::Scalar(t), false) => *t,
         // OUT arguments: one row, as an anonymous record of them.

@@ -307,6 +307,11 @@ pub enum Plan {
         name: String,
         plan: Arc<Plan>,
         correlated: bool,
+        /// Compute all its rows before emitting the first (shared by the
+        /// CTE's scans, set while binding: see `Cte::whole_first`);
+        /// otherwise rows stream up as they are made, so `LIMIT` over an
+        /// endless recursive CTE stops it.
+        whole_first: Arc<std::sync::atomic::AtomicBool>,
     },
     Filter {
         input: Box<Plan>,

@@ -703,7 +703,12 @@ fn figure_colname(n: &Node) -> (String, u8) {
                 None => inner,
             }
         }
-        Some(NodeEnum::CaseExpr(_)) => ("case".into(), 1),
+        // The ELSE result's name when it is a strong one
+        // (`CASE ... ELSE ARRAY[...] END` is "array"), else "case".
+        Some(NodeEnum::CaseExpr(c)) => match c.defresult.as_deref().map(figure_colname) {
+            Some(named) if named.1 > 1 => named,
+            _ => ("case".into(), 1),
+        },
         Some(NodeEnum::AIndirection(i)) => {
             match i.indirection.iter().rev().find_map(bind::str_val) {
                 Some(field) => strong(field.to_string()),

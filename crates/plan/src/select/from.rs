@@ -480,7 +480,19 @@ pub(super) fn plan_range_var(
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
     if rv.schemaname.is_empty() || rv.schemaname == "public" {
-        if let Some(cte) = b.ctes.iter().rev().find(|c| c.name == name).cloned() {
+        if let Some(at) = b.ctes.iter().rposition(|c| c.name == name) {
+            // Two scans of a volatile CTE must read the same rows: the
+            // second reference makes every scan compute it whole before
+            // reading (a nested loop over two references would otherwise
+            // run it again inside the first scan; PostgreSQL materializes
+            // it once).
+            let c = &mut b.ctes[at];
+            c.refs += 1;
+            if c.refs > 1 && c.volatile && !c.working {
+                c.whole_first
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            let cte = c.clone();
             if cte.no_returning {
                 return Err(err_at(
                     DbError::new(
@@ -519,6 +531,7 @@ pub(super) fn plan_range_var(
                 name: name.clone(),
                 plan: cte.plan.clone(),
                 correlated: cte.outer_level.is_some(),
+                whole_first: cte.whole_first.clone(),
             };
             if let Some(m) = cte.outer_level {
                 for r in b.outer_refs.iter_mut().skip(m + 1) {

@@ -227,9 +227,13 @@ pub(crate) fn plan_cte(
         c.name = a;
     }
     let id = b.fresh_id();
+    let volatile = narrow::plan_volatile(&plan);
     b.ctes.push(Cte {
         name: cte.ctename.clone(),
         id,
+        volatile,
+        refs: 0,
+        whole_first: Default::default(),
         plan: Arc::new(plan),
         cols,
         working: false,

@@ -139,7 +139,7 @@ fn volatile(e: &Expr) -> bool {
 
 /// [`volatile`] for every expression of a plan; true for nodes whose
 /// expressions it does not list.
-fn plan_volatile(plan: &Plan) -> bool {
+pub(crate) fn plan_volatile(plan: &Plan) -> bool {
     let any = |es: &mut dyn Iterator<Item = &Expr>| {
         let mut found = false;
         for e in es {
