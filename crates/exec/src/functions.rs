@@ -1061,9 +1061,11 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         };
         crate::privilege::require_sequence(ev.ctx, seq.oid.0, &seq.name, any)?;
     }
-    if ev.ctx.read_only && matches!(f, Func::Nextval | Func::Setval) {
+    let temporary = seq.temporary || seq.namespace == nestor_catalog::TEMP_NAMESPACE;
+    if ev.ctx.read_only && matches!(f, Func::Nextval | Func::Setval) && !temporary {
         // PostgreSQL's PreventCommandIfReadOnly (also what a replica's
-        // sessions get: their transactions are all read-only).
+        // sessions get: their transactions are all read-only), which
+        // spares temporary sequences as it spares temporary tables.
         let what = if f == Func::Nextval {
             "nextval()"
         } else {

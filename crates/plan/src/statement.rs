@@ -379,6 +379,14 @@ fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
 }
 
 fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
+    if let NodeEnum::MergeStmt(m) = n {
+        if m.with_clause.as_ref().is_some_and(|w| w.recursive) {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "WITH RECURSIVE is not supported for MERGE statement",
+            ));
+        }
+    }
     if let Some(w) = with_modify::top_with(n) {
         return plan_with_statement(b, n, w);
     }

@@ -30,3 +30,12 @@ SELECT * FROM q LIMIT 10;
 -- UNION (not ALL) still drops rows seen before, round by round.
 WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT (n % 3) + 1 FROM t)
 SELECT * FROM t;
+-- MERGE takes a WITH clause, but not WITH RECURSIVE.
+CREATE TEMP TABLE m (k int, v text);
+WITH RECURSIVE c AS (SELECT 1 a)
+MERGE INTO m USING (SELECT 0 k) o ON m.k = o.k
+WHEN NOT MATCHED THEN INSERT VALUES (o.k, 'x');
+WITH c AS (SELECT 1 a)
+MERGE INTO m USING (SELECT a AS k FROM c) o ON m.k = o.k
+WHEN NOT MATCHED THEN INSERT VALUES (o.k, 'from c');
+SELECT * FROM m;

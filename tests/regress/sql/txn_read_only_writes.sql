@@ -39,3 +39,16 @@ START TRANSACTION READ WRITE;
 DROP TABLE writetest; -- ok
 COMMIT;
 SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE;
+-- Temporary sequences advance in a read-only transaction; others do not.
+CREATE TEMP SEQUENCE tmpseq;
+CREATE SEQUENCE permseq;
+BEGIN READ ONLY;
+SELECT nextval('tmpseq');
+SELECT setval('tmpseq', 5);
+SELECT nextval('tmpseq');
+SELECT nextval('permseq');
+ROLLBACK;
+BEGIN READ ONLY;
+SELECT setval('permseq', 5);
+ROLLBACK;
+DROP SEQUENCE permseq;
