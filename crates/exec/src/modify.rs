@@ -267,14 +267,24 @@ pub(crate) fn emit_returning(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<(), DbError> {
-    if let Some(r) = ret {
-        let mut out = Vec::with_capacity(r.exprs.len());
-        for e in &r.exprs {
-            out.push(e.eval(row, ev)?);
-        }
-        sink.row(out)?;
+    match ret {
+        Some(r) => emit_exprs(&r.exprs, row, ev, sink),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// One RETURNING row: `exprs` over `row`.
+fn emit_exprs(
+    exprs: &[Expr],
+    row: &[Value],
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<(), DbError> {
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        out.push(e.eval(row, ev)?);
+    }
+    sink.row(out)
 }
 
 /// Build a full table row from source values, filling defaults.
@@ -1412,6 +1422,8 @@ pub(crate) fn write_row(
         let mut vanished = false;
         // A moved row as its new partition's triggers left it.
         let mut landed: Option<Row> = None;
+        // The leaf a moved row landed in (its RETURNING `tableoid`).
+        let mut moved_to: Option<nestor_common::RelId> = None;
         let result = if p.delete {
             note_redo(ev, None)?;
             t.storage
@@ -1474,7 +1486,10 @@ pub(crate) fn write_row(
                     moved = true;
                     let (r, inserted) =
                         move_row(t, route, rid, &new, (snap, recheck), ev, mv, old)?;
-                    landed = inserted;
+                    if let Some((row, to)) = inserted {
+                        landed = Some(row);
+                        moved_to = Some(to);
+                    }
                     if let Some(m) = moving.as_deref_mut() {
                         m.moved = true;
                     }
@@ -1526,7 +1541,19 @@ pub(crate) fn write_row(
                 if !p.view_checks.is_empty() {
                     check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;
                 }
-                emit_returning(&p.returning, row, ev, sink)?;
+                match (&p.returning, moved_to) {
+                    (
+                        Some(Returning {
+                            moved: Some(exprs), ..
+                        }),
+                        Some(to),
+                    ) => {
+                        let mut with_oid = row.to_vec();
+                        with_oid.push(Value::Int8(i64::from(to.0)));
+                        emit_exprs(exprs, &with_oid, ev, sink)?;
+                    }
+                    _ => emit_returning(&p.returning, row, ev, sink)?,
+                }
                 match trig.as_deref_mut() {
                     Some(f) if !moved => f.after_row(old_live, new_live, ev)?,
                     // A moved row is an UPDATE in the transition tables
@@ -1584,7 +1611,7 @@ pub(crate) struct MoveTriggers<'r> {
 /// update): the old version is deleted and the new one routed from the
 /// table the statement named, in the same transaction. `old`: the old
 /// row's live columns, for the AFTER ROW DELETE event (queued before the
-/// insert's).
+/// insert's). Returns the row as it landed and the leaf it landed in.
 #[allow(clippy::too_many_arguments)]
 fn move_row(
     t: &TableDef,
@@ -1595,7 +1622,7 @@ fn move_row(
     ev: &mut Ev,
     mv: Option<&mut MoveTriggers>,
     old: Option<Vec<Value>>,
-) -> Result<(WriteResult, Option<Row>), DbError> {
+) -> Result<(WriteResult, Option<(Row, nestor_common::RelId)>), DbError> {
     note_redo(ev, None)?;
     let r = t
         .storage
@@ -1615,7 +1642,8 @@ fn move_row(
         // layout (for RETURNING).
         if let Some((leaf, _, stored)) = insert_routed(route, row, insert, ev)? {
             let routed = route.leaves[leaf].back(stored, root.columns.len());
-            return Ok((r, Some(in_layout(t, root, &routed))));
+            let to = route.leaves[leaf].table.oid;
+            return Ok((r, Some((in_layout(t, root, &routed), to))));
         }
     }
     Ok((r, None))

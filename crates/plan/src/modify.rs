@@ -34,6 +34,12 @@ use nestor_catalog::defs::PolicyCmd;
 pub struct Returning {
     pub exprs: Vec<Expr>,
     pub cols: Vec<OutCol>,
+    /// UPDATE through a partitioned table, of a row it moves to another
+    /// partition: `exprs` bound again with `tableoid` read from a value
+    /// appended to the row (the destination leaf's OID), where `exprs`
+    /// have the source partition's as a constant. None when no row can
+    /// move.
+    pub moved: Option<Vec<Expr>>,
 }
 
 #[derive(Clone)]
@@ -585,6 +591,7 @@ pub(crate) fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Ret
     Ok(Some(Returning {
         exprs: targets.iter().map(|t| t.expr.clone()).collect(),
         cols: targets.into_iter().map(|t| t.col).collect(),
+        moved: None,
     }))
 }
 
@@ -2166,16 +2173,40 @@ fn plan_modify_table(
         };
         let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
         b.mark_written(perm, &attnums(&set_cols), false);
-        let returning = match parent {
+        let bind_list = |b: &mut Binder| match parent {
             Some(p) if !same_layout(p, table) => {
                 let list = star_in_order(returning, &alias, p, extra_from.is_empty());
                 let saved = b.whole_row_as.replace((alias.clone(), p.clone()));
                 let bound = bind_returning(b, &list);
                 b.whole_row_as = saved;
-                bound?
+                bound
             }
-            _ => bind_returning(b, returning)?,
+            _ => bind_returning(b, returning),
         };
+        let mut returning_plan = bind_list(b)?;
+        // A row this UPDATE moves out of `table` (a partition of the
+        // named, partitioned table) lands in another leaf, whose OID its
+        // RETURNING `tableoid` must read (see `Returning::moved`).
+        let movable = !delete && parent.is_some_and(|p| p.partition_key.is_some());
+        if let Some(r) = returning_plan.as_mut().filter(|_| movable) {
+            let scope = b.scopes.last_mut().expect("the UPDATE's scope");
+            scope.cols.push(bind::ScopeCol {
+                perm: None,
+                rel: alias.clone(),
+                name: "tableoid".to_string(),
+                ty: DataType::Oid,
+                hidden: true,
+                table_oid: table.oid.0,
+                attnum: select::inherit::TABLEOID_ATTNUM,
+                merged: false,
+                scalar_fn: false,
+                subst: None,
+            });
+            let again = bind_list(b);
+            b.scopes.last_mut().expect("the UPDATE's scope").cols.pop();
+            r.moved = again?.map(|m| m.exprs);
+        }
+        let returning = returning_plan;
         let mut checks = if delete {
             Vec::new()
         } else {

@@ -324,12 +324,18 @@ fn reg_names_returning(r: &mut Option<modify::Returning>) {
     let Some(r) = r else {
         return;
     };
-    for (e, c) in r.exprs.iter_mut().zip(r.cols.iter_mut()) {
+    let name = |e: &mut Expr, f| {
+        *e = Expr::Func(
+            f,
+            vec![std::mem::replace(e, Expr::Const(nestor_types::Value::Null))],
+        );
+    };
+    for (i, c) in r.cols.iter_mut().enumerate() {
         if let Some(f) = crate::bind::reg_name_fn(c.ty) {
-            *e = Expr::Func(
-                f,
-                vec![std::mem::replace(e, Expr::Const(nestor_types::Value::Null))],
-            );
+            name(&mut r.exprs[i], f.clone());
+            if let Some(moved) = &mut r.moved {
+                name(&mut moved[i], f);
+            }
             c.ty = DataType::Text;
         }
     }
