@@ -1591,10 +1591,16 @@ fn to_number(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         neg = true;
         i += 1;
     }
+    // With an S pattern the sign may stand where a digit is read, after
+    // the decimal point too (`to_number('.-01', 'S99.99')` is -0.01, as
+    // PostgreSQL's NUM_numpart_from_char reads it); MI, SG and PL take it
+    // only where they stand.
+    let sign_anywhere = toks.contains(&NumTok::S);
     for t in &toks {
         match t {
             NumTok::Nine | NumTok::Zero => {
-                if int.is_empty() && !after_point && matches!(s.get(i), Some('-' | '+')) {
+                let may_sign = sign_anywhere || (int.is_empty() && !after_point);
+                if may_sign && matches!(s.get(i), Some('-' | '+')) {
                     neg = s[i] == '-';
                     i += 1;
                 }
@@ -1660,9 +1666,14 @@ fn to_number(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         }
     }
     if int.is_empty() && frac.is_empty() {
+        // PostgreSQL's message shows the number it collected: its sign
+        // (a blank for none) and no digits.
         return Err(DbError::new(
             SqlState::InvalidTextRepresentation,
-            "invalid input syntax for type numeric: \" \"",
+            format!(
+                "invalid input syntax for type numeric: \"{}\"",
+                if neg { "-" } else { " " }
+            ),
         ));
     }
     let text = format!(

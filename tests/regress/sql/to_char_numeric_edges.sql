@@ -26,3 +26,14 @@ SELECT to_number('$1234.56','L99,999.99');
 select -('-9223372036854775808'::int8);
 select -('-32768'::int2);
 select -(-2147483648);
+-- to_number: with S the sign may stand where a digit is read; MI takes it
+-- only where it stands; no digits shows the collected sign.
+SELECT to_number('.-01', 'S99.99');
+SELECT to_number('.01-', '99.99S');
+SELECT to_number('-1.5', 'S9.9');
+SELECT to_number('1.5-', '9.9S');
+SELECT to_number('+12', 'S99');
+SELECT to_number('12+', '99S');
+SELECT to_number('1.-5', '9.9MI');
+SELECT to_number('-', 'S9');
+SELECT to_number('x', '9');
