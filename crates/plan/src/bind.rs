@@ -79,6 +79,14 @@ pub struct ScopeCol {
     /// subquery up into its parent), so a condition on `s.x` is one on
     /// `a.x` and can key an index scan. None for any other column.
     pub subst: Option<Box<Expr>>,
+    /// The column an unqualified JOIN USING name means (the left copy of
+    /// an inner or left join, the right copy of a right join) when its
+    /// type is not the pair's common type: (that type, the column's own
+    /// range variable). A reference other than `own.col` reads it coerced,
+    /// as PostgreSQL's merged join column is (buildMergedJoinVar), so
+    /// `t_int JOIN t_bigint USING (id)` has a bigint `id` and GROUP BY id
+    /// does not group `t_int.id`.
+    pub using_cast: Option<(DataType, String)>,
     /// A column of a table this level reads: the index of the table's
     /// need in [`Binder::perms`], where a reference to it is marked
     /// (`crate::perm`), and its attribute number there.
@@ -1730,12 +1738,16 @@ impl<'e> Binder<'e> {
                     return Err(self.missing_column(rel, name));
                 };
                 let ty = scope.cols[i].ty;
+                let cast = using_cast(&scope.cols[i], rel);
                 self.mark_read(lvl, i, false);
                 let e = if lvl == cur {
                     Expr::Col(i)
                 } else {
                     self.outer_ref(lvl, i)
                 };
+                if let Some(to) = cast {
+                    return Ok((self.coerce(e, ty, to)?, to));
+                }
                 return Ok((e, ty));
             }
             if let Some(r) = rel {
@@ -1807,6 +1819,7 @@ impl<'e> Binder<'e> {
             }
             let ty = col.ty;
             let is_ctid = col.hidden && col.name == "ctid";
+            let cast = using_cast(col, rel);
             self.mark_read(lvl, i, false);
             let e = if lvl == cur {
                 Expr::Col(i)
@@ -1815,6 +1828,9 @@ impl<'e> Binder<'e> {
             };
             if is_ctid {
                 return Ok((Expr::Func(Func::CtidText, vec![e]), DataType::Text));
+            }
+            if let Some(to) = cast {
+                return Ok((self.coerce(e, ty, to)?, to));
             }
             return Ok((e, ty));
         }
@@ -6194,6 +6210,15 @@ fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<(u32,
     let same =
         def.attrs.len() == types.len() && def.attrs.iter().zip(types).all(|((_, t), u)| t == u);
     same.then(|| (oid, def.data_type()))
+}
+
+/// The type a reference `rel.col` (or unqualified) reads a JOIN USING
+/// column as, when it means the merged column and that column's type
+/// differs ([`ScopeCol::using_cast`]); None for `own.col` itself.
+pub(crate) fn using_cast(col: &ScopeCol, rel: Option<&str>) -> Option<DataType> {
+    let (to, own) = col.using_cast.as_ref()?;
+    let own_ref = rel == Some(own.as_str()) && col.rel == *own;
+    (!own_ref).then_some(*to)
 }
 
 /// `tableoid` of a plain table in `scope` (named `rel`, or the only one):

@@ -265,6 +265,7 @@ fn view_scope(v: &ViewDef, alias: &str) -> Scope {
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     scope

@@ -648,6 +648,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     Binder::tag_cols(&mut scope, 0, perm);
@@ -2201,6 +2202,7 @@ fn plan_modify_table(
                 merged: false,
                 scalar_fn: false,
                 subst: None,
+                using_cast: None,
             });
             let again = bind_list(b);
             b.scopes.last_mut().expect("the UPDATE's scope").cols.pop();
@@ -2405,6 +2407,7 @@ fn plan_modify_view(
                 merged: false,
                 scalar_fn: false,
                 subst: None,
+                using_cast: None,
             });
         }
         let top = b.level();

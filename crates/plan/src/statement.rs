@@ -332,7 +332,7 @@ fn reg_names_returning(r: &mut Option<modify::Returning>) {
     };
     for (i, c) in r.cols.iter_mut().enumerate() {
         if let Some(f) = crate::bind::reg_name_fn(c.ty) {
-            name(&mut r.exprs[i], f.clone());
+            name(&mut r.exprs[i], f);
             if let Some(moved) = &mut r.moved {
                 name(&mut moved[i], f);
             }

@@ -153,6 +153,7 @@ impl ViewTarget {
                 merged: false,
                 scalar_fn: false,
                 subst: None,
+                using_cast: None,
             });
         }
         scope

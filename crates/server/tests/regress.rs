@@ -265,6 +265,7 @@ regress!(
     array_literal_syntax,
     cte_evaluation,
     operator_and_ddl_edges,
+    join_using_types,
     drop_index_concurrently,
     text_search,
     text_search_headline,

@@ -248,6 +248,7 @@ pub fn value_scope(base: DataType, width: usize, col: usize) -> Scope {
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     scope

@@ -67,6 +67,7 @@ pub fn steps(
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     b.scopes.push(scope);

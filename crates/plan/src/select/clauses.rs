@@ -539,8 +539,7 @@ pub(super) fn expand_star(
     }
     let (order, any) = star_order(scope, rel, 0);
     if any || rel.is_none() {
-        push_star(b, level, &order, out);
-        return Ok(());
+        return push_star(b, level, (&order, rel), out);
     }
     let r = rel.unwrap_or_default();
     if scope.cols.iter().any(|c| c.rel == r) {
@@ -553,8 +552,7 @@ pub(super) fn expand_star(
         let outer = &b.scopes[lvl];
         let (order, any) = star_order(outer, rel, outer.floor);
         if any {
-            push_star(b, lvl, &order, out);
-            return Ok(());
+            return push_star(b, lvl, (&order, rel), out);
         }
         if outer.cols[outer.floor.min(outer.cols.len())..]
             .iter()
@@ -645,24 +643,42 @@ pub(super) fn star_order(
 
 /// The targets of a star's columns (`star_order`) of level `lvl`'s scope:
 /// its columns, or references to them from an inner level.
-fn push_star(b: &mut Binder, lvl: usize, order: &[(usize, usize)], out: &mut Vec<Target>) {
+/// `rel`: the star's qualifier (a merged JOIN USING column is coerced to
+/// its common type unless `rel` is the column's own table).
+fn push_star(
+    b: &mut Binder,
+    lvl: usize,
+    (order, rel): (&[(usize, usize)], Option<&str>),
+    out: &mut Vec<Target>,
+) -> Result<(), DbError> {
     let cur = b.level();
     for &(_, i) in order {
         let c = &b.scopes[lvl].cols[i];
-        let col = OutCol {
+        let cast = bind::using_cast(c, rel);
+        let mut col = OutCol {
             name: c.name.clone(),
             ty: c.ty,
             table_oid: c.table_oid,
             column_id: c.attnum,
         };
         b.mark_read(lvl, i, false);
-        let expr = if lvl == cur {
+        let mut expr = if lvl == cur {
             Expr::Col(i)
         } else {
             b.outer_ref(lvl, i)
         };
+        if let Some(to) = cast {
+            expr = b.coerce(expr, col.ty, to)?;
+            col = OutCol {
+                ty: to,
+                table_oid: 0,
+                column_id: 0,
+                ..col
+            };
+        }
         out.push(Target { expr, col });
     }
+    Ok(())
 }
 
 /// PostgreSQL's column name for an unnamed target.

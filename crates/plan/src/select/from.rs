@@ -240,6 +240,7 @@ fn null_marker(item: From, before: usize, offset: &mut usize, scope: &mut Scope)
         merged: false,
         scalar_fn: false,
         subst: None,
+        using_cast: None,
     });
     *offset += 1;
     debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");
@@ -447,6 +448,7 @@ pub(super) fn add_leaf(
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     let f = From::Other {
@@ -683,6 +685,7 @@ pub(super) fn plan_range_var(
                 merged: false,
                 scalar_fn: false,
                 subst: None,
+                using_cast: None,
             });
         }
         let f = From::SysView {
@@ -869,6 +872,7 @@ pub(crate) fn add_table(
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
@@ -887,6 +891,7 @@ pub(crate) fn add_table(
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         });
     }
     let f = From::Table {
@@ -1425,14 +1430,29 @@ fn merge_using(
 ) -> Result<Vec<Expr>, DbError> {
     let mut merged = Vec::new();
     for &(l, r) in pairs {
+        // The column the unqualified name means, when its type is not the
+        // pair's common type, reads coerced (`ScopeCol::using_cast`).
+        let cast_named = |b: &mut Binder, scope: &mut Scope, named: usize| {
+            let (lt, rt) = (scope.cols[l].ty, scope.cols[r].ty);
+            let ty = b.common_type(&[lt, rt], "JOIN/USING")?;
+            let c = &mut scope.cols[named];
+            // Another type modifier alone changes no value (PostgreSQL
+            // relabels the column).
+            if c.ty.without_typmod() != ty.without_typmod() {
+                c.using_cast = Some((ty, c.rel.clone()));
+            }
+            Ok::<(), DbError>(())
+        };
         match kind {
             JoinKind::Inner | JoinKind::Left => {
                 scope.cols[r].hidden = true;
                 scope.cols[r].merged = true;
+                cast_named(b, scope, l)?;
             }
             JoinKind::Right => {
                 scope.cols[l].merged = true;
                 scope.cols[r].hidden = true;
+                cast_named(b, scope, r)?;
             }
             JoinKind::Full => {
                 scope.cols[l].merged = true;
@@ -1449,6 +1469,7 @@ fn merge_using(
                 c.ty = ty;
                 c.hidden = true;
                 c.merged = false;
+                c.using_cast = None;
                 c.table_oid = 0;
                 c.attnum = 0;
                 c.perm = None;

@@ -69,6 +69,7 @@ pub(crate) fn add_family(
         merged: false,
         scalar_fn: false,
         subst: None,
+        using_cast: None,
     });
     let width = sub.cols.len();
     scope.cols.extend(sub.cols);

@@ -619,6 +619,7 @@ fn finish_simple_output(
                 merged: false,
                 scalar_fn: false,
                 subst: None,
+                using_cast: None,
             })
             .collect(),
     };

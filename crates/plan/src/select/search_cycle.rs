@@ -492,6 +492,7 @@ fn bind_over(
             merged: false,
             scalar_fn: false,
             subst: None,
+            using_cast: None,
         })
         .collect();
     b.scopes.push(Scope {
