@@ -153,6 +153,48 @@ pub use role::{Membership, RoleDef, BOOTSTRAP_SUPERUSER_OID};
 pub(crate) const FIRST_USER_OID: u32 = 16384;
 /// OID of the `public` namespace (as in PostgreSQL).
 pub const PUBLIC_NAMESPACE_OID: u32 = 2200;
+/// A relation name given as text (`'MyTable'::regclass`, nextval's
+/// argument, pg_get_serial_sequence's table) as PostgreSQL's
+/// stringToQualifiedNameList reads it: dot-separated identifiers, each
+/// folded to lower case unless double-quoted (`""` is a quote inside),
+/// blanks around them ignored; returned joined by dots, as
+/// [`Catalog::relation`] takes a name. 42602 "invalid name syntax" for an
+/// empty part or unbalanced quotes.
+pub fn qualified_name(text: &str) -> Result<String, DbError> {
+    let invalid = || DbError::new(SqlState::InvalidName, "invalid name syntax");
+    let mut parts: Vec<String> = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        let mut part = String::new();
+        if chars.next_if_eq(&'"').is_some() {
+            loop {
+                match chars.next() {
+                    Some('"') if chars.next_if_eq(&'"').is_some() => part.push('"'),
+                    Some('"') => break,
+                    Some(c) => part.push(c),
+                    None => return Err(invalid()),
+                }
+            }
+        } else {
+            while let Some(c) = chars.next_if(|c| *c != '.' && !c.is_whitespace()) {
+                part.push(c.to_ascii_lowercase());
+            }
+            if part.is_empty() {
+                return Err(invalid());
+            }
+        }
+        parts.push(part);
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        match chars.next() {
+            None => break,
+            Some('.') => continue,
+            Some(_) => return Err(invalid()),
+        }
+    }
+    Ok(parts.join("."))
+}
+
 /// The `namespace` of TEMP objects: each session's own (pg_temp_N).
 pub const TEMP_NAMESPACE: u32 = 0;
 /// OID of the `pg_catalog` namespace.
@@ -1545,12 +1587,11 @@ impl Catalog {
 
     /// `'name'::regclass`: the OID of a relation (a number is taken as is).
     pub fn regclass(&self, name: &str) -> Result<u32, DbError> {
-        let n = name.trim();
-        let n = n.trim_matches('"');
-        if let Ok(oid) = n.parse::<u32>() {
+        if let Ok(oid) = name.trim().parse::<u32>() {
             return Ok(oid);
         }
-        match self.relation(n) {
+        let n = qualified_name(name)?;
+        match self.relation(&n) {
             Some(Relation::Table(t)) => Ok(t.oid.0),
             Some(Relation::Index { table, index }) => Ok(table
                 .indexes
@@ -1561,7 +1602,7 @@ impl Catalog {
             Some(Relation::View(v)) => Ok(v.oid.0),
             None => Err(DbError::new(
                 SqlState::UndefinedTable,
-                format!("relation \"{name}\" does not exist"),
+                format!("relation \"{n}\" does not exist"),
             )),
         }
     }
@@ -1569,8 +1610,7 @@ impl Catalog {
     /// The sequence a regclass-style name denotes: 42P01 if no relation
     /// has the name, 42809 if it is not a sequence.
     pub fn sequence_named(&self, name: &str) -> Result<Arc<Sequence>, DbError> {
-        let n = name.trim_matches('"');
-        let n = n.to_ascii_lowercase();
+        let n = qualified_name(name)?;
         match self.relation(&n) {
             Some(Relation::Sequence(s)) => Ok(s),
             Some(_) => Err(DbError::new(
@@ -1579,7 +1619,7 @@ impl Catalog {
             )),
             None => Err(DbError::new(
                 SqlState::UndefinedTable,
-                format!("relation \"{name}\" does not exist"),
+                format!("relation \"{n}\" does not exist"),
             )),
         }
     }

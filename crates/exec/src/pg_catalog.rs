@@ -4231,7 +4231,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                     format!("relation \"{table}\" does not exist"),
                 )
             })?;
-            let col = column.trim_matches('"');
+            // The column name is taken as written (PostgreSQL: "not
+            // treated as an identifier, so it retains its case").
+            let col = column;
             if t.column_index(col).is_none() {
                 return Err(DbError::new(
                     SqlState::UndefinedColumn,

@@ -4049,13 +4049,13 @@ impl<'e> Binder<'e> {
         let Some(a_const::Val::Sval(sv)) = &c.val else {
             return Ok(());
         };
-        let n = sv.sval.trim_matches('"');
-        let n = n.to_ascii_lowercase();
+        let n = nestor_catalog::qualified_name(&sv.sval)
+            .map_err(|e| err_at(e, self.text, c.location))?;
         if self.catalog.relation(&n).is_none() {
             return Err(err_at(
                 DbError::new(
                     SqlState::UndefinedTable,
-                    format!("relation \"{}\" does not exist", sv.sval),
+                    format!("relation \"{n}\" does not exist"),
                 ),
                 self.text,
                 c.location,

@@ -565,10 +565,11 @@ pub fn reg_lookup(catalog: &Catalog, kind: RegKind, name: &str) -> Result<u32, D
 /// `'name'::regclass`: a catalog relation (`pg_catalog.` optional, as the
 /// schema is searched first), else the catalog's own lookup.
 pub fn regclass(catalog: &Catalog, name: &str) -> Result<u32, DbError> {
-    let n = name.trim();
-    let bare = n.strip_prefix("pg_catalog.").unwrap_or(n).trim_matches('"');
-    if let Some(r) = by_name(bare) {
-        return Ok(r.oid());
+    if name.trim().parse::<u32>().is_err() {
+        let n = nestor_catalog::qualified_name(name)?;
+        if let Some(r) = by_name(n.strip_prefix("pg_catalog.").unwrap_or(&n)) {
+            return Ok(r.oid());
+        }
     }
     catalog.regclass(name)
 }

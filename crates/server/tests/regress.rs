@@ -266,6 +266,7 @@ regress!(
     cte_evaluation,
     operator_and_ddl_edges,
     join_using_types,
+    relation_names,
     drop_index_concurrently,
     text_search,
     text_search_headline,

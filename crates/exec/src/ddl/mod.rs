@@ -836,6 +836,12 @@ pub(crate) fn alter_sequence(
         .ok_or_else(|| DbError::internal("ALTER SEQUENCE without name"))?;
     let name = relname(rv)?;
     let Some(seq) = ctx.catalog.sequence(&name) else {
+        if ctx.catalog.relation(&name).is_some() {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("\"{}\" is not a sequence", rv.relname),
+            ));
+        }
         if st.missing_ok {
             notice(ctx, format!("relation \"{name}\" does not exist, skipping"));
             return Ok(CommandTag::Plain("ALTER SEQUENCE"));
@@ -878,7 +884,7 @@ fn set_owned_by(
                 let t = ctx
                     .catalog
                     .table(&q)
-                    .ok_or_else(|| undefined_table(table))?;
+                    .ok_or_else(|| not_an_owner(ctx, &q, table))?;
                 if t.column_index(column).is_none() {
                     return Err(DbError::new(
                         SqlState::UndefinedColumn,
@@ -929,6 +935,24 @@ fn set_owned_by(
         &ctx.db.store,
         Change::PutSequence(Arc::new(seq.with_owner(owner))),
     )
+}
+
+/// Why OWNED BY `table.col` names no table (PostgreSQL's checks in
+/// process_owned_by): an index is 42809, a system catalog is in another
+/// schema than the sequence (55000), else the relation does not exist.
+fn not_an_owner(ctx: &StatementCtx, qualified: &str, table: &str) -> DbError {
+    match ctx.catalog.relation(qualified) {
+        Some(nestor_catalog::Relation::Index { .. }) => DbError::new(
+            SqlState::WrongObjectType,
+            format!("sequence cannot be owned by relation \"{table}\""),
+        )
+        .with_detail("This operation is not supported for indexes."),
+        _ if nestor_plan::pg_catalog::by_name(table).is_some() => DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            "sequence must be in same schema as table it is linked to",
+        ),
+        _ => undefined_table(table),
+    }
 }
 
 /// OWNER TO of an object without an owner of its own (databases,
