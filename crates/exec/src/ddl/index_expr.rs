@@ -41,6 +41,7 @@ pub(super) fn make(
     let mut name_parts = Vec::new();
     let mut gin = Vec::new();
     let mut gin_types = Vec::new();
+    let mut keyopts = Vec::new();
     let gin_method = method == AccessMethod::Gin;
     for p in &is.index_params {
         let NodeEnum::IndexElem(ie) = node(p)? else {
@@ -57,6 +58,7 @@ pub(super) fn make(
                 gin.push(super::index_am::gin_class(ie, def.columns[pos].ty)?);
                 gin_types.push(def.columns[pos].ty);
             }
+            keyopts.push(super::index_am::key_opt(method, ie, def.columns[pos].ty)?);
             keys.push(IndexKey::Column(pos));
             name_parts.push(ie.name.clone());
             continue;
@@ -73,6 +75,7 @@ pub(super) fn make(
         } else {
             super::index_am::check_key_type(method, ty)?;
         }
+        keyopts.push(super::index_am::key_opt(method, ie, ty)?);
         // `((a))` is the column, as in PostgreSQL; `f(a)` stays a call even
         // when the SQL function inlines to its argument.
         let called = index_expr::calls_user_function(ctx.catalog, expr);
@@ -121,6 +124,9 @@ pub(super) fn make(
         gin,
         options,
     };
+    super::index_am::check_elem_options(is, def)?;
+    let keyopts = super::index_am::normalized(keyopts);
+    let order: Vec<_> = keyopts.iter().map(|o| o.key_order()).collect();
     let name = index_name(ctx, def, is, &name_parts)?;
     let oid = ctx.catalog.alloc_oid();
     // A GIN index is always computed: its keys are sets (module header
@@ -135,7 +141,8 @@ pub(super) fn make(
                 .collect();
             let index = Index::new(oid, &name, columns.clone(), names, is.unique, false)
                 .with_nulls_not_distinct(is.nulls_not_distinct)
-                .with_fill(def.index_fill());
+                .with_fill(def.index_fill())
+                .with_order(&order);
             return Ok(IndexDef {
                 oid,
                 name,
@@ -145,6 +152,7 @@ pub(super) fn make(
                 constraint: false,
                 exprs: None,
                 method,
+                keyopts,
                 index: Arc::new(index),
             });
         }
@@ -154,7 +162,8 @@ pub(super) fn make(
         Index::computed(oid, &name, key_names, is.unique)
             .with_nulls_not_distinct(is.nulls_not_distinct)
             .with_fill(def.index_fill())
-            .with_multi(gin_method),
+            .with_multi(gin_method)
+            .with_order(&order),
     );
     Ok(IndexDef {
         oid,
@@ -165,6 +174,7 @@ pub(super) fn make(
         constraint: false,
         exprs: Some(Arc::new(exprs)),
         method,
+        keyopts,
         index,
     })
 }

@@ -101,6 +101,7 @@ fn create_like(
         constraint: idx.constraint.then_some(-1),
         nulls_not_distinct: idx.index.nulls_not_distinct,
         method: idx.method,
+        keyopts: idx.keyopts.clone(),
     };
     super::table::add_index_cascading(ctx, child, pi)
 }

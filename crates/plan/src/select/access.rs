@@ -7,7 +7,8 @@
 //! equality columns, then ranges (there is no cost model).
 //!
 //! An ORDER BY on a single table's scan asks [`index_ordered`] whether an
-//! index delivers the order (forward or backward, the WHERE's equality
+//! index delivers the order (forward: each key's declared ASC/DESC and
+//! NULLS FIRST/LAST; backward: their exact reverse; the WHERE's equality
 //! prefix skipped); then the sort is dropped and the index scan reads in
 //! batches, so `ORDER BY col LIMIT n` reads about n entries.
 //!
@@ -918,9 +919,10 @@ fn range_keys(
         used.push(i);
         score += 3;
     }
-    // NULLs sort last in an index: a range with a lower bound and none
-    // above stops before them (the executor's `key_range`), so the
-    // condition is all in the index (`x >= 1` never returns a NULL x).
+    // A range bounded on one side stops before the key's NULLs on the
+    // other, wherever the key's order puts them (the executor's
+    // `key_range`), so the condition is all in the index (`x >= 1` never
+    // returns a NULL x).
     score
 }
 
@@ -982,9 +984,11 @@ pub(super) fn join_index(
 /// follow its equality prefix (columns the prefix fixes may appear among
 /// them anywhere); a sequential scan becomes a full index scan only under
 /// a LIMIT (`limited`; without one reading everything in index order costs
-/// more than a sort, as PostgreSQL's cost model also finds). Index order
-/// is ascending with NULLs last, so a key must be `ASC NULLS LAST` or
-/// `DESC NULLS FIRST` (the defaults), all keys the same way. Returns the
+/// more than a sort, as PostgreSQL's cost model also finds). Each index
+/// key sorts as declared (ASC NULLS LAST unless CREATE INDEX said
+/// otherwise): every sort key must ask for its key's order (a forward
+/// scan) or every one its exact reverse (backward), so `(a, b DESC)`
+/// serves `ORDER BY a, b DESC` and `ORDER BY a DESC, b`. Returns the
 /// plan unchanged (`Err`) when no index serves.
 pub(crate) fn index_ordered(
     catalog: &nestor_catalog::Catalog,
@@ -1101,10 +1105,21 @@ fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<Inde
             Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) && !hashed(cand.def) => {}
             _ => return None,
         }
-        let d = match (k.desc, k.nulls_first) {
-            (false, false) => IndexOrder::Forward,
-            (true, true) => IndexOrder::Backward,
-            _ => return None,
+        // A key under another collation or a pattern class orders by
+        // other operators than ORDER BY's (PostgreSQL's pathkeys do not
+        // match either).
+        let opt = cand.def.key_opt(pos);
+        if opt.collation.is_some() || opt.opclass.is_some() {
+            return None;
+        }
+        // Forward the entries come in the key's declared order, backward
+        // in its exact reverse.
+        let d = if (k.desc, k.nulls_first) == (opt.desc, opt.nulls_first) {
+            IndexOrder::Forward
+        } else if (k.desc, k.nulls_first) == (!opt.desc, !opt.nulls_first) {
+            IndexOrder::Backward
+        } else {
+            return None;
         };
         if dir.is_some_and(|x| x != d) {
             return None;
