@@ -3682,7 +3682,7 @@ fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
 /// What pg_get_indexdef prints after a key: COLLATE when not the key's
 /// own, a class that is not the default, then DESC (NULLS LAST when not
 /// DESC's default) or NULLS FIRST, for a method that orders.
-fn key_decoration(o: &nestor_catalog::IndexKeyOpt, am: AccessMethod) -> String {
+pub(crate) fn key_decoration(o: &nestor_catalog::IndexKeyOpt, am: AccessMethod) -> String {
     let mut out = String::new();
     if let Some(c) = &o.collation {
         out.push_str(&format!(" COLLATE {}", quote_ident(c)));

@@ -121,11 +121,13 @@ fn statement(t: &TableDef, idx: &IndexDef) -> String {
                     IndexKey::Column(c) => col(*c),
                     IndexKey::Expr(e) => format!("({e})"),
                 };
-                // A GIN key keeps its operator class.
-                match x.gin.get(n) {
+                // A GIN key keeps its operator class, a btree key its
+                // options.
+                let key = match x.gin.get(n) {
                     Some(g) => format!("{key} {}", g.name()),
                     None => key,
-                }
+                };
+                key + &crate::pg_catalog::key_decoration(&idx.key_opt(n), idx.method)
             })
             .collect(),
     };
