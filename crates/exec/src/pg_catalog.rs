@@ -3756,13 +3756,21 @@ fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
 }
 
 fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String {
-    let schema = if t.persistence == Persistence::Temporary {
-        "pg_temp".to_string()
+    // The pretty form names the table as search_path finds it
+    // (PostgreSQL's generate_relation_name), the other always qualified.
+    let table = if pretty {
+        visible_name(c, t.namespace, &t.name)
+    } else if t.persistence == Persistence::Temporary {
+        format!("pg_temp.{}", quote_ident(&t.name))
     } else {
-        quote_ident(&table_schema_name(t, c))
+        format!(
+            "{}.{}",
+            quote_ident(&table_schema_name(t, c)),
+            quote_ident(&t.name)
+        )
     };
     format!(
-        "CREATE {}INDEX {} ON {}{}.{} USING {} ({})",
+        "CREATE {}INDEX {} ON {}{} USING {} ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
         // A partitioned table's index is its own (each partition has
@@ -3772,8 +3780,7 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         } else {
             ""
         },
-        schema,
-        quote_ident(&t.name),
+        table,
         i.method.name(),
         index_columns(t, i, pretty).join(", ")
     ) + if i.index.nulls_not_distinct {

@@ -520,7 +520,7 @@ fn like_clause(
                 constraint: i.constraint.then_some(-1),
                 nulls_not_distinct: i.index.nulls_not_distinct,
                 method: i.method,
-                keyopts: Vec::new(),
+                keyopts: i.keyopts.clone(),
             });
         }
     }
