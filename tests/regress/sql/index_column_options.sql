@@ -24,8 +24,10 @@ SELECT pg_get_indexdef('kinds_all'::regclass);
 SELECT indoption, indcollation FROM pg_index WHERE indexrelid = 'kinds_all'::regclass;
 CREATE INDEX kinds_expr ON kinds ((a + 1) DESC, lower(b) COLLATE "C" NULLS FIRST) WHERE a > 0;
 CREATE UNIQUE INDEX kinds_u ON kinds (n DESC) NULLS NOT DISTINCT;
+-- A top-level COLLATE of a key expression is the key's collation.
+CREATE INDEX kinds_coll ON kinds ((b COLLATE "POSIX"), (v::text COLLATE "C") DESC, ((b COLLATE "POSIX")) COLLATE "C");
 \d kinds
-SELECT c.relname, i.indoption FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+SELECT c.relname, i.indoption, i.indcollation FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
   WHERE i.indrelid = 'kinds'::regclass ORDER BY 1;
 -- Errors, as PostgreSQL's ComputeIndexAttrs and ResolveOpClass.
 CREATE INDEX ON kinds (n int4_ops);

@@ -68,6 +68,8 @@ pub(super) fn make(
                 "index element without column or expression",
             ));
         };
+        let (expr, elem) = strip_collate(expr, ie)?;
+        let ie = &elem;
         let (bound, ty) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
         if gin_method {
             gin.push(super::index_am::gin_class(ie, ty)?);
@@ -177,6 +179,30 @@ pub(super) fn make(
         keyopts,
         index,
     })
+}
+
+/// A key expression without its top-level COLLATE clauses (`(x COLLATE
+/// "C")` is `x COLLATE "C"`, as ComputeIndexAttrs strips them), and its
+/// element with the outermost one's collation when it names none of its
+/// own.
+fn strip_collate<'e>(
+    mut expr: &'e pb::Node,
+    ie: &pb::IndexElem,
+) -> Result<(&'e pb::Node, pb::IndexElem), DbError> {
+    let mut collation = None;
+    while let NodeEnum::CollateClause(cc) = node(expr)? {
+        collation.get_or_insert_with(|| cc.collname.clone());
+        let Some(arg) = cc.arg.as_deref() else {
+            break;
+        };
+        expr = arg;
+    }
+    let mut elem = ie.clone();
+    elem.expr = None;
+    if elem.collation.is_empty() {
+        elem.collation = collation.unwrap_or_default();
+    }
+    Ok((expr, elem))
 }
 
 /// The index's name: as given (42P07 if taken), else PostgreSQL's
