@@ -34,6 +34,8 @@ CREATE INDEX ON kinds (n int4_ops);
 CREATE INDEX ON kinds (n no_such_ops);
 CREATE INDEX ON kinds (a COLLATE "C");
 CREATE INDEX ON kinds (b COLLATE "no_such");
+CREATE INDEX ON kinds ((a COLLATE "C"));
+CREATE INDEX ON kinds ((b || 'x' COLLATE "no_such"));
 CREATE INDEX ON kinds (b text_ops (k = 1));
 CREATE INDEX ON kinds USING hash (a DESC);
 CREATE INDEX ON kinds USING hash (a NULLS FIRST);

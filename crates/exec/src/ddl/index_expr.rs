@@ -68,7 +68,7 @@ pub(super) fn make(
                 "index element without column or expression",
             ));
         };
-        let (expr, elem) = strip_collate(expr, ie)?;
+        let (expr, elem, collate_at) = strip_collate(expr, ie)?;
         let ie = &elem;
         let (bound, ty) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
         if gin_method {
@@ -77,7 +77,13 @@ pub(super) fn make(
         } else {
             super::index_am::check_key_type(method, ty)?;
         }
-        keyopts.push(super::index_am::key_opt(method, ie, ty)?);
+        // A COLLATE of the expression is an error at its place, as
+        // PostgreSQL's transformCollateClause reports it.
+        let opt = super::index_am::key_opt(method, ie, ty).map_err(|e| match collate_at {
+            Some(at) => bind_err_at(e, text, at),
+            None => e,
+        })?;
+        keyopts.push(opt);
         // `((a))` is the column, as in PostgreSQL; `f(a)` stays a call even
         // when the SQL function inlines to its argument.
         let called = index_expr::calls_user_function(ctx.catalog, expr);
@@ -184,14 +190,14 @@ pub(super) fn make(
 /// A key expression without its top-level COLLATE clauses (`(x COLLATE
 /// "C")` is `x COLLATE "C"`, as ComputeIndexAttrs strips them), and its
 /// element with the outermost one's collation when it names none of its
-/// own.
+/// own (and that clause's location).
 fn strip_collate<'e>(
     mut expr: &'e pb::Node,
     ie: &pb::IndexElem,
-) -> Result<(&'e pb::Node, pb::IndexElem), DbError> {
+) -> Result<(&'e pb::Node, pb::IndexElem, Option<i32>), DbError> {
     let mut collation = None;
     while let NodeEnum::CollateClause(cc) = node(expr)? {
-        collation.get_or_insert_with(|| cc.collname.clone());
+        collation.get_or_insert_with(|| (cc.collname.clone(), cc.location));
         let Some(arg) = cc.arg.as_deref() else {
             break;
         };
@@ -199,10 +205,16 @@ fn strip_collate<'e>(
     }
     let mut elem = ie.clone();
     elem.expr = None;
-    if elem.collation.is_empty() {
-        elem.collation = collation.unwrap_or_default();
+    let mut at = None;
+    if let (true, Some((names, location))) = (elem.collation.is_empty(), collation) {
+        elem.collation = names;
+        at = Some(location);
     }
-    Ok((expr, elem))
+    Ok((expr, elem, at))
+}
+
+fn bind_err_at(e: DbError, text: &str, location: i32) -> DbError {
+    nestor_parser::ast::err_at(e, text, location)
 }
 
 /// The index's name: as given (42P07 if taken), else PostgreSQL's
