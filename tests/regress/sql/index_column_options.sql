@@ -55,8 +55,8 @@ SELECT * FROM ix WHERE a = 2 ORDER BY b;
 CREATE TABLE big (a int, b int, c text);
 INSERT INTO big SELECT g % 100, g, 'r' || g FROM generate_series(1, 5000) g;
 INSERT INTO big VALUES (NULL, 0, 'null0'), (NULL, -1, 'null1'), (50, NULL, 'bnull');
-CREATE INDEX big_ab ON big (a, b DESC);
 CREATE INDEX big_a ON big (a DESC NULLS LAST);
+CREATE INDEX big_ab ON big (a, b DESC);
 CREATE INDEX big_b ON big (b NULLS FIRST);
 ANALYZE big;
 SET enable_seqscan = off;
@@ -75,6 +75,9 @@ SELECT b, c FROM big ORDER BY b DESC NULLS LAST LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT a, b, c FROM big WHERE a = 50 ORDER BY b DESC LIMIT 3;
 SELECT a, b, c FROM big WHERE a = 50 ORDER BY b DESC LIMIT 3;
 SELECT a, b FROM big WHERE a = 50 ORDER BY b LIMIT 3;
+-- The equality picks big_a; the order wants big_ab, which the same
+-- equality serves.
+EXPLAIN (COSTS OFF) SELECT a, b, c FROM big WHERE a = 50 ORDER BY b LIMIT 3;
 SELECT a, b FROM big WHERE a > 97 ORDER BY a DESC, b LIMIT 4;
 SELECT count(*) FROM big WHERE a < 3;
 SELECT count(*) FROM big WHERE b > 4990;

@@ -1016,10 +1016,18 @@ pub(crate) fn index_ordered(
             cols,
             order: IndexOrder::Unordered,
         } if keys.in_list.is_none() && keys.in_array.is_none() => {
-            let order = candidates(catalog, &table)
+            let cands = candidates(catalog, &table);
+            let order = cands
                 .iter()
                 .find(|c| c.def.oid == index.oid)
                 .and_then(|c| order_of(c, keys.eq.len(), sort));
+            let (index, order) = match order {
+                Some(o) => (index, Some(o)),
+                None => match same_prefix_ordered(&cands, &index, &keys, sort) {
+                    Some((other, o)) => (other, Some(o)),
+                    None => (index, None),
+                },
+            };
             let p = Plan::IndexScan {
                 order: order.unwrap_or(IndexOrder::Unordered),
                 table,
@@ -1082,6 +1090,43 @@ pub(crate) fn index_ordered(
         }
         p => Err(p),
     }
+}
+
+/// Another plain btree index whose first columns are those the
+/// equalities of `keys` fix on `index`, and that delivers `sort`'s order
+/// after them (`WHERE a = 1 ORDER BY b DESC` with indexes on `(a)` and
+/// `(a, b DESC)`): the same lookup in the order the sort wants, as
+/// PostgreSQL's pathkeys pick it. Not for a range or a unique index the
+/// equalities fix whole (one row at most: nothing to order).
+fn same_prefix_ordered(
+    cands: &[Candidate<'_>],
+    index: &nestor_catalog::IndexDef,
+    keys: &IndexKeys,
+    sort: &[SortKey],
+) -> Option<(nestor_catalog::IndexDef, IndexOrder)> {
+    let fixed = keys.eq.len();
+    let plain_btree = |d: &nestor_catalog::IndexDef| {
+        d.exprs.is_none() && d.method == nestor_catalog::AccessMethod::Btree
+    };
+    if fixed == 0
+        || keys.lo.is_some()
+        || keys.hi.is_some()
+        || !plain_btree(index)
+        || (index.unique && fixed == index.columns.len())
+        || index.columns.len() < fixed
+    {
+        return None;
+    }
+    cands.iter().find_map(|c| {
+        let same_prefix = c.def.oid != index.oid
+            && plain_btree(c.def)
+            && c.predicate.is_empty()
+            && c.def.columns.get(..fixed) == Some(&index.columns[..fixed]);
+        if !same_prefix {
+            return None;
+        }
+        order_of(c, fixed, sort).map(|o| (c.def.clone(), o))
+    })
 }
 
 /// The direction in which index `cand` delivers rows in `sort`'s order
