@@ -115,4 +115,14 @@ CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (10) TO (20);
 SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c WHERE c.relname LIKE 'pt%' AND c.relkind IN ('i', 'I') ORDER BY 1;
 INSERT INTO pt VALUES (1, 1), (2, NULL), (11, 5), (12, 3);
 SELECT * FROM pt1 ORDER BY b DESC NULLS LAST;
-DROP TABLE ix, kinds, big, u, pt;
+-- ALTER COLUMN TYPE resolves a key's COLLATE and class for the new type.
+CREATE TABLE rt (a int, b text, c text);
+CREATE INDEX rt_b ON rt (b text_pattern_ops);
+CREATE INDEX rt_c ON rt (c COLLATE "C" DESC);
+INSERT INTO rt VALUES (1, '12', '345'), (2, NULL, '6');
+ALTER TABLE rt ALTER b TYPE int USING length(b);
+ALTER TABLE rt ALTER c TYPE int USING length(c);
+ALTER TABLE rt ALTER c TYPE varchar(10);
+\d rt
+SELECT c FROM rt ORDER BY c COLLATE "C" DESC;
+DROP TABLE ix, kinds, big, u, pt, rt;

@@ -667,3 +667,21 @@ pub(super) fn check_elem_options(is: &pb::IndexStmt, def: &TableDef) -> Result<(
     }
     Ok(())
 }
+
+/// A key whose column changes type (ALTER COLUMN TYPE rebuilds the
+/// index): its COLLATE and operator class are resolved again for the new
+/// type, with ComputeIndexAttrs' errors.
+pub(super) fn check_retyped_key(o: &IndexKeyOpt, ty: DataType) -> Result<(), DbError> {
+    if let Some(c) = &o.collation {
+        nestor_plan::bind::check_collation(std::slice::from_ref(c), ty)?;
+    }
+    if let Some(class) = &o.opclass {
+        let names = [pb::Node {
+            node: Some(NodeEnum::String(pb::String {
+                sval: class.clone(),
+            })),
+        }];
+        btree_class(&names, ty)?;
+    }
+    Ok(())
+}
