@@ -109,6 +109,19 @@ impl IndexKeyOpt {
         i16::from(self.desc) | i16::from(self.nulls_first) << 1
     }
 
+    /// Whether the key's operator class is of a type the key's type is
+    /// binary-coercible to rather than its own (`bpchar_ops` on text,
+    /// `oid_ops` on int4): the index holds the key's own order, and the
+    /// class's operators are not the key type's, so the planner matches
+    /// none of its conditions or orders to it (as PostgreSQL's do not).
+    pub fn foreign_class(&self, ty: DataType) -> bool {
+        match self.opclass.as_deref() {
+            Some("bpchar_ops" | "bpchar_pattern_ops") => !matches!(ty.base(), DataType::Char(_)),
+            Some("oid_ops" | "bit_ops" | "varbit_ops") => true,
+            _ => false,
+        }
+    }
+
     /// How the storage index sorts this key.
     pub fn key_order(&self) -> nestor_storage::KeyOrder {
         nestor_storage::KeyOrder {

@@ -3711,12 +3711,23 @@ fn collation_oid(name: &str) -> u32 {
     }
 }
 
-/// pg_opclass.oid of a named non-default btree class (PostgreSQL's).
+/// pg_opclass.oid of a btree class an index key names that is not its
+/// type's default: a non-default class, or another type's default (a
+/// binary-coercible one, `bpchar_ops` on text).
 fn named_opclass_oid(name: &str) -> Option<u32> {
+    use DataType as T;
+    let other = match name {
+        "bpchar_ops" => Some(opclass_of(T::Char(None))),
+        "oid_ops" => Some(opclass_of(T::Oid)),
+        "bit_ops" => Some(opclass_of(T::Bit(None))),
+        "varbit_ops" => Some(opclass_of(T::VarBit(None))),
+        _ => None,
+    };
     NAMED_BTREE_OPCLASSES
         .iter()
         .find(|(_, n, _)| *n == name)
         .map(|(o, ..)| *o)
+        .or(other)
 }
 
 /// The btree classes an index may name that are no type's default:

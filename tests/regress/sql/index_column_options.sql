@@ -115,6 +115,20 @@ CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (10) TO (20);
 SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c WHERE c.relname LIKE 'pt%' AND c.relkind IN ('i', 'I') ORDER BY 1;
 INSERT INTO pt VALUES (1, 1), (2, NULL), (11, 5), (12, 3);
 SELECT * FROM pt1 ORDER BY b DESC NULLS LAST;
+-- A class of a type the key's type is implicitly binary-coercible to
+-- (bpchar_ops on text) is kept and shown; its operators are not the key
+-- type's, so the planner matches no text condition to it (and the text
+-- equality holds as text's).
+CREATE TABLE bp (f1 text, i int, v varbit, c char(3));
+CREATE INDEX bp_f1 ON bp (f1 bpchar_ops);
+CREATE INDEX bp_all ON bp (i oid_ops, v bit_ops, c bpchar_ops, f1 bpchar_pattern_ops);
+CREATE INDEX ON bp (i int8_ops);
+CREATE TABLE bpo (o oid);
+CREATE INDEX ON bpo (o int4_ops);
+\d bp
+INSERT INTO bp VALUES ('foo', 1, B'101', 'ab'), ('foo ', 2, B'1', 'ab ');
+SELECT count(*) FROM bp WHERE f1 = 'foo';
+DROP TABLE bp, bpo;
 -- ALTER COLUMN TYPE resolves a key's COLLATE and class for the new type.
 CREATE TABLE rt (a int, b text, c text);
 CREATE INDEX rt_b ON rt (b text_pattern_ops);

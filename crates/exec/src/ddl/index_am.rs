@@ -539,17 +539,6 @@ pub(super) fn check_opclass_options(ie: &pb::IndexElem, ty: DataType) -> Result<
     ))
 }
 
-/// The btree operator classes PostgreSQL has that are no type's default
-/// here, with the types they accept: the pattern classes order strings
-/// by their bytes (Nestor's only string order, so the index is the same),
-/// varchar_ops is text_ops under another name.
-const PATTERN_CLASSES: [&str; 4] = [
-    "text_pattern_ops",
-    "varchar_pattern_ops",
-    "bpchar_pattern_ops",
-    "varchar_ops",
-];
-
 /// PostgreSQL's other built-in btree classes, by name: naming one for a
 /// type it does not take is 42804, not 42704.
 const BTREE_CLASSES: [&str; 36] = [
@@ -592,18 +581,27 @@ const BTREE_CLASSES: [&str; 36] = [
 ];
 
 /// A btree key's named operator class (ResolveOpClass): None for none or
-/// the type's default; a pattern class that takes the type; else 42804
-/// for a class of another type, 42704 for a name btree has no class of.
+/// the type's default; a class whose input type the key's type is
+/// binary-coercible to (an implicit pg_cast of method `b`: text and
+/// varchar to bpchar, int4 to oid, bit and varbit) or a pattern class; else 42804 for a class
+/// of another type, 42704 for a name btree has no class of.
 fn btree_class(names: &[pb::Node], ty: DataType) -> Result<Option<String>, DbError> {
+    use DataType as T;
     let parts = nestor_plan::bind::names(names);
     let Some(name) = parts.last() else {
         return Ok(None);
     };
-    let string = matches!(ty.base(), DataType::Text | DataType::Varchar(_));
+    if default_btree_class(ty) == Some(name.as_str()) {
+        return Ok(None);
+    }
+    let base = ty.base();
+    let string = matches!(base, T::Text | T::Varchar(_));
     let takes = match name.as_str() {
         "text_pattern_ops" | "varchar_pattern_ops" | "varchar_ops" => string,
-        "bpchar_pattern_ops" => matches!(ty.base(), DataType::Char(_)),
-        n if default_btree_class(ty) == Some(n) => return Ok(None),
+        "bpchar_pattern_ops" | "bpchar_ops" => string || matches!(base, T::Char(_)),
+        "oid_ops" => base == T::Int4,
+        "bit_ops" => matches!(base, T::VarBit(_)),
+        "varbit_ops" => matches!(base, T::Bit(_)),
         n if BTREE_CLASSES.contains(&n) || n == "enum_ops" => false,
         _ => {
             return Err(DbError::new(
@@ -621,9 +619,30 @@ fn btree_class(names: &[pb::Node], ty: DataType) -> Result<Option<String>, DbErr
             ),
         ));
     }
-    Ok(PATTERN_CLASSES
-        .contains(&name.as_str())
-        .then(|| name.clone()))
+    Ok(Some(name.clone()))
+}
+
+/// A unique index whose key compares by another type's equality than
+/// its own (bpchar's, blind to trailing blanks, on a text key): Nestor's
+/// unique check compares by the key's type, so it would accept rows
+/// PostgreSQL rejects: 0A000.
+pub(super) fn check_unique_class(
+    is: &pb::IndexStmt,
+    o: &IndexKeyOpt,
+    ty: DataType,
+) -> Result<(), DbError> {
+    let bpchar = matches!(
+        o.opclass.as_deref(),
+        Some("bpchar_ops" | "bpchar_pattern_ops")
+    );
+    if (is.unique || is.primary) && bpchar && o.foreign_class(ty) {
+        return Err(DbError::unsupported(format!(
+            "unique index with operator class \"{}\" on type {}",
+            o.opclass.as_deref().unwrap_or_default(),
+            ty.name()
+        )));
+    }
+    Ok(())
 }
 
 /// The name of a type's default btree operator class.

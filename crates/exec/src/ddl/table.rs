@@ -1217,7 +1217,9 @@ pub fn create_index(
         // A computed index's keys are resolved as they are bound; a
         // missing column is make_index's 42703.
         if let Some(col) = def.columns.iter().find(|c| c.name == ie.name && !computed) {
-            keyopts.push(super::index_am::key_opt(method, ie, col.ty)?);
+            let opt = super::index_am::key_opt(method, ie, col.ty)?;
+            super::index_am::check_unique_class(is, &opt, col.ty)?;
+            keyopts.push(opt);
         }
     }
     if !computed {

@@ -543,9 +543,11 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
     };
     let mut used = Vec::new();
     let mut score = 0;
-    for (key, ty, name) in &cand.keys {
+    for (k, (key, ty, name)) in cand.keys.iter().enumerate() {
         let ty = *ty;
-        if !indexable_type(ty) {
+        // A key under another type's class takes none of the key type's
+        // operators (`bpchar_ops` on text).
+        if !indexable_type(ty) || cand.def.key_opt(k).foreign_class(ty) {
             break;
         }
         let eq = conj
@@ -940,7 +942,8 @@ pub(super) fn join_index(
         let Some(&first) = idx.columns.first() else {
             continue;
         };
-        if !indexable_type(table.columns[first].ty) {
+        let ty = table.columns[first].ty;
+        if !indexable_type(ty) || idx.key_opt(0).foreign_class(ty) {
             continue;
         }
         let target = offset + first;
