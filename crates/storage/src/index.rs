@@ -1,8 +1,9 @@
 //! Ordered indexes: a B-tree of byte-string keys, each the key columns'
 //! values in sortable form followed by the row id (see [`crate::codec`]).
 //!
-//! Byte order is `Value`'s total order (NULLs last), so lookups are memcmp
-//! descents and a bound that names only the first k key columns is a byte
+//! Byte order is `Value`'s total order (NULLs last) for a column of the
+//! default order (see "Key order" below for the others), so lookups are
+//! memcmp descents and a bound that names only the first k key columns is a byte
 //! prefix. Several entries may share key values (old and new rows of a
 //! unique key while the old one's deletion is not yet prunable); readers
 //! resolve each entry against the row's visible version.

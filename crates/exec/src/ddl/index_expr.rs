@@ -4,7 +4,11 @@
 //! (`nestor_plan::select::index_expr::bind_part`), kept in the catalog as SQL text
 //! (`IndexExprs`), and the storage index gets their key function before it
 //! is filled from the existing rows. Names follow PostgreSQL's
-//! ChooseIndexName: `t_lower_idx`, `t_expr_idx`, `t_a_expr_idx`.
+//! ChooseIndexName: `t_lower_idx`, `t_expr_idx`, `t_a_expr_idx`. A key
+//! expression's top-level COLLATE is stripped and becomes the key's
+//! collation, as ComputeIndexAttrs does (`(b COLLATE "C")` is the column
+//! `b` under "C"); each key's options are resolved by
+//! `index_am::key_opt`.
 
 use std::sync::Arc;
 
