@@ -115,6 +115,18 @@ CREATE TABLE pt2 PARTITION OF pt FOR VALUES FROM (10) TO (20);
 SELECT c.relname, pg_get_indexdef(c.oid) FROM pg_class c WHERE c.relname LIKE 'pt%' AND c.relkind IN ('i', 'I') ORDER BY 1;
 INSERT INTO pt VALUES (1, 1), (2, NULL), (11, 5), (12, 3);
 SELECT * FROM pt1 ORDER BY b DESC NULLS LAST;
+-- A pattern class serves equality (and LIKE prefixes), not the type's
+-- ranges.
+CREATE TABLE pat (b text, c int);
+INSERT INTO pat SELECT 'v' || g, g FROM generate_series(1, 5000) g;
+CREATE INDEX pat_b ON pat (b text_pattern_ops);
+ANALYZE pat;
+EXPLAIN (COSTS OFF) SELECT c FROM pat WHERE b = 'v12';
+EXPLAIN (COSTS OFF) SELECT c FROM pat WHERE b > 'v4999';
+EXPLAIN (COSTS OFF) SELECT c FROM pat WHERE b LIKE 'v12';
+SELECT count(*) FROM pat WHERE b LIKE 'v12%';
+SELECT count(*) FROM pat WHERE b > 'v4999';
+DROP TABLE pat;
 -- A class of a type the key's type is implicitly binary-coercible to
 -- (bpchar_ops on text) is kept and shown; its operators are not the key
 -- type's, so the planner matches no text condition to it (and the text

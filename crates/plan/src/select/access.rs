@@ -590,7 +590,12 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
             score += prefix_keys(cand, (key, ty, name), conj, &mut keys, true);
             break;
         }
-        score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
+        // A pattern class (`text_pattern_ops`) compares by bytes under
+        // its own operators (`~<~`): PostgreSQL matches equality and a
+        // LIKE prefix to it, not the type's `<` and `>`.
+        if !pattern_class(cand, k) {
+            score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
+        }
         if keys.lo.is_none() && keys.hi.is_none() {
             score += prefix_keys(cand, (key, ty, name), conj, &mut keys, false);
         }
@@ -672,6 +677,14 @@ fn gin_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, Ve
     };
     // Nothing is "used": every conjunct stays in the filter (the recheck).
     Some((score, keys, Vec::new()))
+}
+
+/// Whether key `k` of the index is under a pattern operator class.
+fn pattern_class(cand: &Candidate<'_>, k: usize) -> bool {
+    cand.def
+        .key_opt(k)
+        .opclass
+        .is_some_and(|c| c.ends_with("_pattern_ops"))
 }
 
 /// Whether the index is a hash index: equality lookups only.
@@ -793,10 +806,21 @@ fn prefix_keys(
         keys.eq.push(Expr::Const(Value::Text(prefix.into())));
         return 10;
     }
-    keys.display.push(format!("{name} >= {}", show(&prefix)));
+    // A pattern class's range is in its own operators.
+    let pattern = cand
+        .keys
+        .iter()
+        .position(|(e, ..)| e == key)
+        .is_some_and(|k| pattern_class(cand, k));
+    let (ge, lt) = if pattern {
+        ("~>=~", "~<~")
+    } else {
+        (">=", "<")
+    };
+    keys.display.push(format!("{name} {ge} {}", show(&prefix)));
     let succ = text_successor(&prefix);
     if let Some(succ) = &succ {
-        keys.display.push(format!("{name} < {}", show(succ)));
+        keys.display.push(format!("{name} {lt} {}", show(succ)));
     }
     keys.lo = Some((Expr::Const(Value::Text(prefix.into())), true));
     keys.hi = succ.map(|s| (Expr::Const(Value::Text(s.into())), false));
