@@ -126,7 +126,14 @@ EXPLAIN (COSTS OFF) SELECT c FROM pat WHERE b > 'v4999';
 EXPLAIN (COSTS OFF) SELECT c FROM pat WHERE b LIKE 'v12';
 SELECT count(*) FROM pat WHERE b LIKE 'v12%';
 SELECT count(*) FROM pat WHERE b > 'v4999';
-DROP TABLE pat;
+CREATE TABLE vo (v varchar(10), c int);
+INSERT INTO vo SELECT 'v' || g, g FROM generate_series(1, 5000) g;
+CREATE INDEX vo_v ON vo (v varchar_ops DESC);
+ANALYZE vo;
+EXPLAIN (COSTS OFF) SELECT c FROM vo ORDER BY v DESC LIMIT 2;
+SELECT v FROM vo ORDER BY v DESC LIMIT 2;
+EXPLAIN (COSTS OFF) SELECT c FROM pat ORDER BY b LIMIT 2;
+DROP TABLE pat, vo;
 -- A class of a type the key's type is implicitly binary-coercible to
 -- (bpchar_ops on text) is kept and shown; its operators are not the key
 -- type's, so the planner matches no text condition to it (and the text

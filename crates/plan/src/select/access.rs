@@ -1177,11 +1177,11 @@ fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<Inde
             Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) && !hashed(cand.def) => {}
             _ => return None,
         }
-        // A key under another collation or a pattern class orders by
-        // other operators than ORDER BY's (PostgreSQL's pathkeys do not
-        // match either).
+        // A key under another collation or another family's class
+        // orders by other operators than ORDER BY's (PostgreSQL's
+        // pathkeys do not match either); varchar_ops is text_ops' family.
         let opt = cand.def.key_opt(pos);
-        if opt.collation.is_some() || opt.opclass.is_some() {
+        if opt.collation.is_some() || opt.opclass.as_deref().is_some_and(|c| c != "varchar_ops") {
             return None;
         }
         // Forward the entries come in the key's declared order, backward
