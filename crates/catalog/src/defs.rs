@@ -74,7 +74,76 @@ pub struct IndexDef {
     /// only, never a range, an order or uniqueness (the planner's
     /// `access.rs`).
     pub method: crate::opclass::AccessMethod,
+    /// Each key column's options as CREATE INDEX gave them (ASC/DESC,
+    /// NULLS FIRST/LAST, COLLATE, operator class); empty when every key
+    /// has the defaults. The storage index sorts as they say
+    /// (`Index::with_order`).
+    pub keyopts: Vec<IndexKeyOpt>,
     pub index: Arc<Index>,
+}
+
+/// One key column's options (PostgreSQL's pg_index.indoption,
+/// indcollation and indclass, and the opclass options of pg_attribute).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexKeyOpt {
+    pub desc: bool,
+    pub nulls_first: bool,
+    /// COLLATE, when it names a collation other than the key's own
+    /// (a name Nestor knows: `nestor_types::collation`).
+    pub collation: Option<String>,
+    /// A named operator class that is not the key type's default.
+    pub opclass: Option<String>,
+    /// The operator class's options (`text_ops (x = 1)`), name and value
+    /// as written.
+    pub opclass_options: Vec<(String, String)>,
+}
+
+impl IndexKeyOpt {
+    /// ASC NULLS LAST, the key's collation and default class.
+    pub fn is_default(&self) -> bool {
+        *self == IndexKeyOpt::default()
+    }
+
+    /// PostgreSQL's indoption bits: 1 DESC, 2 NULLS FIRST.
+    pub fn indoption(&self) -> i16 {
+        i16::from(self.desc) | i16::from(self.nulls_first) << 1
+    }
+
+    /// Whether the key's operator class is of a type the key's type is
+    /// binary-coercible to rather than its own (`bpchar_ops` on text,
+    /// `oid_ops` on int4): the index holds the key's own order, and the
+    /// class's operators are not the key type's, so the planner matches
+    /// none of its conditions or orders to it (as PostgreSQL's do not).
+    pub fn foreign_class(&self, ty: DataType) -> bool {
+        match self.opclass.as_deref() {
+            Some("bpchar_ops" | "bpchar_pattern_ops") => !matches!(ty.base(), DataType::Char(_)),
+            Some("oid_ops" | "bit_ops" | "varbit_ops") => true,
+            _ => false,
+        }
+    }
+
+    /// How the storage index sorts this key.
+    pub fn key_order(&self) -> nestor_storage::KeyOrder {
+        nestor_storage::KeyOrder {
+            desc: self.desc,
+            nulls_first: self.nulls_first,
+        }
+    }
+}
+
+impl IndexDef {
+    /// Key `k`'s options (the defaults when none were given).
+    pub fn key_opt(&self, k: usize) -> IndexKeyOpt {
+        self.keyopts.get(k).cloned().unwrap_or_default()
+    }
+
+    /// Key `k` sorts ASC NULLS LAST (PostgreSQL's "default sorting
+    /// behavior", which ADD CONSTRAINT ... USING INDEX requires).
+    pub fn default_sorting(&self, k: usize) -> bool {
+        self.keyopts
+            .get(k)
+            .is_none_or(|o| !o.desc && !o.nulls_first)
+    }
 }
 
 /// One key column of a computed index.

@@ -134,9 +134,9 @@ pub use database::{
 };
 pub use defs::{
     index_fill, set_index_binder, Check, Column, FkAction, ForeignKey, Identity, IndexBinder,
-    IndexDef, IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, RuleDef, RuleEvent,
-    Sequence, TableDef, TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef,
-    TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    IndexDef, IndexExprs, IndexKey, IndexKeyOpt, MatView, OnCommit, Persistence, Relation, RuleDef,
+    RuleEvent, Sequence, TableDef, TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption,
+    ViewDef, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{
     AggregateSpec, ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility,
@@ -2695,6 +2695,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 nulls_not_distinct: i.index.nulls_not_distinct,
                 hash: i.method == opclass::AccessMethod::Hash,
                 gin: i.method == opclass::AccessMethod::Gin,
+                keyopts: i.keyopts.clone(),
             })
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
@@ -2819,7 +2820,13 @@ fn table_from(
                 }
                 .with_nulls_not_distinct(i.nulls_not_distinct)
                 .with_fill(index_fill(&columns, rec.base_width))
-                .with_multi(i.gin),
+                .with_multi(i.gin)
+                .with_order(
+                    &i.keyopts
+                        .iter()
+                        .map(IndexKeyOpt::key_order)
+                        .collect::<Vec<_>>(),
+                ),
             )
         });
         indexes.push(IndexDef {
@@ -2837,6 +2844,7 @@ fn table_from(
             } else {
                 opclass::AccessMethod::Btree
             },
+            keyopts: i.keyopts,
             index,
         });
     }

@@ -52,6 +52,7 @@ pub fn same_definition(at: &TableDef, a: &IndexDef, bt: &TableDef, b: &IndexDef)
         && predicate(a) == predicate(b)
         && keys(at, a) == keys(bt, b)
         && gin_classes(a) == gin_classes(b)
+        && a.keyopts == b.keyopts
 }
 
 /// A GIN index's operator classes (empty for other methods).

@@ -130,8 +130,13 @@
 //!              `computed` follows; records before these had no bit 3),
 //!              4 NULLS NOT DISTINCT, 5 hash access method (clear: btree;
 //!              records before hash indexes had no bit 5), 6 gin access
-//!              method (computed; `gin` follows `computed`)
+//!              method (computed; `gin` follows `computed`), 7 key
+//!              options follow (`keyopts`, after `computed` and `gin`;
+//!              records before them had no bit 7: all defaults)
 //!  computed := nkeys:u32 (0x00 col:u32 | 0x01 expr)* predicate?
+//!  keyopts  := nkeys:u32 (order:u8 collation:name? opclass:name?
+//!              nopts:u32 (name value)*)*   (order: bit 0 DESC, 1 NULLS
+//!              FIRST, as pg_index.indoption)
 //!  gin      := nkeys:u32 class:u8* nopts:u32 (name value)*
 //!              (GinClass::code per key; storage parameters as written)
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
@@ -159,9 +164,9 @@ use nestor_types::Value;
 use crate::acl::{AclItem, ObjAcl};
 use crate::cast::{CastDef, CastMethod};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, PolicyCmd,
-    PolicyDef, RowSecurity, RuleDef, RuleEvent, TriggerDef, TriggerEnabled, TriggerTiming,
-    ViewCheckOption, ViewDef,
+    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, IndexKeyOpt, MatView, Persistence,
+    PolicyCmd, PolicyDef, RowSecurity, RuleDef, RuleEvent, TriggerDef, TriggerEnabled,
+    TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::opclass::{AccessMethod, OpClassDef, OpFamilyDef, OpMember, ProcMember};
@@ -424,6 +429,9 @@ pub struct IndexRecord {
     pub hash: bool,
     /// `USING gin` (flag bit 6): its classes are in `exprs.gin`.
     pub gin: bool,
+    /// Each key's options (flag bit 7; empty: all defaults, and older
+    /// records).
+    pub keyopts: Vec<IndexKeyOpt>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1704,7 +1712,8 @@ impl IndexRecord {
                 | (computed as u8) << 3
                 | (self.nulls_not_distinct as u8) << 4
                 | (self.hash as u8) << 5
-                | (self.gin as u8) << 6,
+                | (self.gin as u8) << 6
+                | (!self.keyopts.is_empty() as u8) << 7,
         );
         if let Some(x) = &self.exprs {
             put_u32(out, x.keys.len());
@@ -1726,6 +1735,19 @@ impl IndexRecord {
                 out.extend(x.gin.iter().map(|c| c.code()));
                 put_u32(out, x.options.len());
                 for (k, v) in &x.options {
+                    put_str(out, k);
+                    put_str(out, v);
+                }
+            }
+        }
+        if !self.keyopts.is_empty() {
+            put_u32(out, self.keyopts.len());
+            for o in &self.keyopts {
+                out.push(o.desc as u8 | (o.nulls_first as u8) << 1);
+                put_opt_str(out, o.collation.as_deref());
+                put_opt_str(out, o.opclass.as_deref());
+                put_u32(out, o.opclass_options.len());
+                for (k, v) in &o.opclass_options {
                     put_str(out, k);
                     put_str(out, v);
                 }
@@ -1776,6 +1798,24 @@ impl IndexRecord {
         if flags & 64 != 0 && exprs.is_none() {
             return Err(format!("index {name}: gin without computed keys"));
         }
+        let keyopts = if flags & 128 != 0 {
+            get_list(r, |r| {
+                let order = r.u8()?;
+                Ok(IndexKeyOpt {
+                    desc: order & 1 != 0,
+                    nulls_first: order & 2 != 0,
+                    collation: get_opt_str(r)?,
+                    opclass: get_opt_str(r)?,
+                    opclass_options: get_list(r, |r| Ok((get_str(r)?, get_str(r)?)))?,
+                })
+            })?
+        } else {
+            Vec::new()
+        };
+        let nkeys = exprs.as_ref().map_or(columns.len(), |x| x.keys.len());
+        if !keyopts.is_empty() && keyopts.len() != nkeys {
+            return Err(format!("index {name}: key options do not match its keys"));
+        }
         Ok(IndexRecord {
             oid,
             name,
@@ -1787,6 +1827,7 @@ impl IndexRecord {
             nulls_not_distinct: flags & 16 != 0,
             hash: flags & 32 != 0,
             gin: flags & 64 != 0,
+            keyopts,
         })
     }
 }
@@ -2430,6 +2471,13 @@ mod tests {
                     nulls_not_distinct: false,
                     hash: false,
                     gin: false,
+                    keyopts: vec![IndexKeyOpt {
+                        desc: true,
+                        nulls_first: false,
+                        collation: Some("C".into()),
+                        opclass: Some("text_pattern_ops".into()),
+                        opclass_options: vec![("k".into(), "1".into())],
+                    }],
                 },
                 IndexRecord {
                     oid: RelId(16388),
@@ -2442,6 +2490,7 @@ mod tests {
                     nulls_not_distinct: false,
                     hash: true,
                     gin: false,
+                    keyopts: Vec::new(),
                 },
                 IndexRecord {
                     oid: RelId(16387),
@@ -2459,6 +2508,7 @@ mod tests {
                     nulls_not_distinct: true,
                     hash: false,
                     gin: false,
+                    keyopts: Vec::new(),
                 },
                 IndexRecord {
                     oid: RelId(16389),
@@ -2476,6 +2526,7 @@ mod tests {
                     nulls_not_distinct: false,
                     hash: false,
                     gin: true,
+                    keyopts: Vec::new(),
                 },
             ],
             owned_sequences: vec!["t_id_seq".into()],

@@ -133,6 +133,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
             constraint: true,
             exprs: None,
             method: nestor_catalog::AccessMethod::Btree,
+            keyopts: Vec::new(),
             index,
         }],
         persistence,

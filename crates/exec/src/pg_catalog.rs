@@ -2536,6 +2536,20 @@ fn opclass_rows() -> Rows {
                 .done(),
         );
     }
+    // The non-default btree classes an index may name.
+    for (o, name, intype) in NAMED_BTREE_OPCLASSES {
+        out.push(
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(o))
+                .set("opcmethod", oid(BTREE_AM_OID))
+                .set("opcname", text(name))
+                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("opcowner", oid(SUPERUSER_OID))
+                .set("opcintype", oid(intype))
+                .set("opcdefault", Value::Bool(false))
+                .done(),
+        );
+    }
     // GIN's classes (`nestor_catalog::gin`).
     for g in nestor_catalog::gin::GinClass::ALL {
         let intype = if g == nestor_catalog::gin::GinClass::ArrayOps {
@@ -2705,11 +2719,11 @@ fn index_rows(c: &Catalog) -> Rows {
                         "indcollation",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| {
-                                if t.is_string() {
-                                    i64::from(DEFAULT_COLLATION_OID)
-                                } else {
-                                    0
+                            types.iter().enumerate().map(|(k, t)| {
+                                match i.keyopts.get(k).and_then(|o| o.collation.as_deref()) {
+                                    Some(c) => i64::from(collation_oid(c)),
+                                    None if t.is_string() => i64::from(DEFAULT_COLLATION_OID),
+                                    None => 0,
                                 }
                             }),
                         ),
@@ -2719,15 +2733,26 @@ fn index_rows(c: &Catalog) -> Rows {
                         vector(
                             DataType::Oid,
                             types.iter().enumerate().map(|(k, t)| {
+                                let named = i
+                                    .keyopts
+                                    .get(k)
+                                    .and_then(|o| o.opclass.as_deref())
+                                    .and_then(named_opclass_oid);
                                 i64::from(match i.method {
-                                    AccessMethod::Btree => opclass_of(*t),
+                                    AccessMethod::Btree => named.unwrap_or_else(|| opclass_of(*t)),
                                     AccessMethod::Hash => hash_opclass_of(*t),
                                     AccessMethod::Gin => gin_class_of(i, k),
                                 })
                             }),
                         ),
                     )
-                    .set("indoption", vector(DataType::Int2, types.iter().map(|_| 0)))
+                    .set(
+                        "indoption",
+                        vector(
+                            DataType::Int2,
+                            (0..types.len()).map(|k| i64::from(i.key_opt(k).indoption())),
+                        ),
+                    )
                     .done(),
             );
         }
@@ -3648,8 +3673,71 @@ fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
             }
         }
     }
+    for (key, o) in keys.iter_mut().zip(&i.keyopts) {
+        key.push_str(&key_decoration(o, i.method));
+    }
     keys
 }
+
+/// What pg_get_indexdef prints after a key: COLLATE when not the key's
+/// own, a class that is not the default, then DESC (NULLS LAST when not
+/// DESC's default) or NULLS FIRST, for a method that orders.
+pub(crate) fn key_decoration(o: &nestor_catalog::IndexKeyOpt, am: AccessMethod) -> String {
+    let mut out = String::new();
+    if let Some(c) = &o.collation {
+        out.push_str(&format!(" COLLATE {}", quote_ident(c)));
+    }
+    if let Some(c) = &o.opclass {
+        out.push_str(&format!(" {}", quote_ident(c)));
+    }
+    if am == AccessMethod::Btree {
+        match (o.desc, o.nulls_first) {
+            (true, true) => out.push_str(" DESC"),
+            (true, false) => out.push_str(" DESC NULLS LAST"),
+            (false, true) => out.push_str(" NULLS FIRST"),
+            (false, false) => {}
+        }
+    }
+    out
+}
+
+/// pg_collation.oid of a collation an index key names (100: default).
+fn collation_oid(name: &str) -> u32 {
+    match name {
+        "C" => 950,
+        "POSIX" => 951,
+        "ucs_basic" => 12340,
+        _ => DEFAULT_COLLATION_OID,
+    }
+}
+
+/// pg_opclass.oid of a btree class an index key names that is not its
+/// type's default: a non-default class, or another type's default (a
+/// binary-coercible one, `bpchar_ops` on text).
+fn named_opclass_oid(name: &str) -> Option<u32> {
+    use DataType as T;
+    let other = match name {
+        "bpchar_ops" => Some(opclass_of(T::Char(None))),
+        "oid_ops" => Some(opclass_of(T::Oid)),
+        "bit_ops" => Some(opclass_of(T::Bit(None))),
+        "varbit_ops" => Some(opclass_of(T::VarBit(None))),
+        _ => None,
+    };
+    NAMED_BTREE_OPCLASSES
+        .iter()
+        .find(|(_, n, _)| *n == name)
+        .map(|(o, ..)| *o)
+        .or(other)
+}
+
+/// The btree classes an index may name that are no type's default:
+/// (pg_opclass.oid, opcname, opcintype), as PostgreSQL 15 numbers them.
+const NAMED_BTREE_OPCLASSES: [(u32, &str, u32); 4] = [
+    (4217, "text_pattern_ops", 25),
+    (4218, "varchar_pattern_ops", 25),
+    (4219, "bpchar_pattern_ops", 1042),
+    (10044, "varchar_ops", 25),
+];
 
 /// The keys alone, as `pg_get_indexdef(index, column, pretty)` shows one.
 fn index_keys(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
@@ -3679,13 +3767,21 @@ fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
 }
 
 fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String {
-    let schema = if t.persistence == Persistence::Temporary {
-        "pg_temp".to_string()
+    // The pretty form names the table as search_path finds it
+    // (PostgreSQL's generate_relation_name), the other always qualified.
+    let table = if pretty {
+        visible_name(c, t.namespace, &t.name)
+    } else if t.persistence == Persistence::Temporary {
+        format!("pg_temp.{}", quote_ident(&t.name))
     } else {
-        quote_ident(&table_schema_name(t, c))
+        format!(
+            "{}.{}",
+            quote_ident(&table_schema_name(t, c)),
+            quote_ident(&t.name)
+        )
     };
     format!(
-        "CREATE {}INDEX {} ON {}{}.{} USING {} ({})",
+        "CREATE {}INDEX {} ON {}{} USING {} ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
         // A partitioned table's index is its own (each partition has
@@ -3695,8 +3791,7 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         } else {
             ""
         },
-        schema,
-        quote_ident(&t.name),
+        table,
         i.method.name(),
         index_columns(t, i, pretty).join(", ")
     ) + if i.index.nulls_not_distinct {

@@ -935,6 +935,81 @@ fn hash_indexes_survive_crashes() {
     check_hash_indexes(&third);
 }
 
+/// What must hold after each restart of
+/// `index_key_options_survive_crashes`: the keys' options (pg_get_indexdef,
+/// pg_index.indoption), the order the entries lie in (an ORDER BY the
+/// index serves forward and backward, NULLs where declared), ranges on a
+/// DESC key, and the uniqueness of a DESC key.
+fn check_index_key_options(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select pg_get_indexdef(indexrelid), indoption from pg_index \
+             where indrelid = 'ko'::regclass order by 1"
+        ),
+        "CREATE INDEX ko_ab ON public.ko USING btree (a DESC NULLS LAST, b COLLATE \"C\" text_pattern_ops)|1 0\n\
+         CREATE INDEX ko_expr ON public.ko USING btree (lower(b) NULLS FIRST)|2\n\
+         CREATE UNIQUE INDEX ko_u ON public.ko USING btree (u DESC)|3"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "explain (costs off) select a from ko order by a desc nulls last limit 3"
+        ),
+        "Limit\n  ->  Index Scan using ko_ab on ko"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select a from ko order by a desc nulls last limit 3"
+        ),
+        "50\n49\n48"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select coalesce(a, -1) from ko order by a nulls first limit 3"
+        ),
+        "-1\n-1\n1"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select count(*), min(a), max(a) from ko where a > 10 and a <= 20"
+        ),
+        "10|11|20"
+    );
+    assert_eq!(ok(server, "select count(*) from ko where a < 5"), "4");
+    let e = err(server, "insert into ko values (1, 'x', 7)");
+    assert!(e.contains("Key (u)=(7) already exists"), "{e}");
+}
+
+#[test]
+fn index_key_options_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table ko (a int, b text, u int)",
+        "insert into ko select g, 'V' || g, g from generate_series(1, 50) g",
+        "insert into ko values (null, 'n1', null), (null, 'n2', null)",
+        "create index ko_ab on ko (a desc nulls last, b collate \"C\" text_pattern_ops)",
+        "create index ko_expr on ko (lower(b) nulls first)",
+        "create unique index ko_u on ko (u desc)",
+    ] {
+        ok(&server, sql);
+    }
+    check_index_key_options(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_index_key_options(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_index_key_options(&third);
+}
+
 /// What must hold after each restart of `gin_indexes_survive_crashes`:
 /// the indexes are still GIN indexes with their classes, still read for
 /// `@>`, `?` and `&&`, and their entries (rebuilt from the rows) find

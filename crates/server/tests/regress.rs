@@ -259,6 +259,7 @@ regress!(
     table_storage_parameters,
     partition_key_types,
     index_range_batches,
+    index_column_options,
     txn_read_only_writes,
     polymorphic_aggregates,
     internal_operator_functions,

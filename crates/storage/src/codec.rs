@@ -115,6 +115,11 @@
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
 //!  NULL    FE
+//!
+//!  A column declared DESC or NULLS FIRST changes its form
+//!  ([`put_key_ordered`]): DESC complements every byte of the value's
+//!  form (NULLS FIRST then comes free: FE becomes 01); NULLS FIRST
+//!  ascending writes NULL as 00, NULLS LAST descending as FF.
 //!  row id  n:u8, n bytes big-endian, n:u8  (n = 0..8; the trailing copy
 //!          lets a reader find the row id from the end)
 //!
@@ -1112,6 +1117,57 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
             out.push(0);
         }
         Value::Range(r) => put_key_range(r, out),
+    }
+}
+
+/// How one key column of an index sorts: CREATE INDEX's ASC/DESC and
+/// NULLS FIRST/LAST (PostgreSQL's indoption bits). The default, ASC NULLS
+/// LAST, is [`put_key_value`]'s form unchanged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyOrder {
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+impl KeyOrder {
+    /// ASC NULLS LAST: the plain key form.
+    pub fn is_default(self) -> bool {
+        !self.desc && !self.nulls_first
+    }
+
+    /// Whether NULL lies above every value in the column's ascending
+    /// value order as the index stores it (NULLS LAST ascending, or
+    /// NULLS FIRST descending, which is its reverse).
+    pub fn null_high(self) -> bool {
+        self.desc == self.nulls_first
+    }
+}
+
+/// NULL of an ASC NULLS FIRST column: below every class byte (01..).
+const K_NULL_FIRST: u8 = 0x00;
+/// NULL of a DESC NULLS LAST column: above every complemented class
+/// byte (E1..FE).
+const K_NULL_LAST_DESC: u8 = 0xFF;
+
+/// Append `v`'s sortable key form for a column sorting as `o`. A DESC
+/// column's form is the plain form with every byte complemented: the
+/// plain forms are prefix-free, so the first byte where two differ
+/// decides, and complementing it reverses the order (the NULL byte FE
+/// becomes 01, first: DESC's default NULLS FIRST). The other NULL
+/// placements take a byte outside the column's class bytes, so the forms
+/// stay prefix-free.
+pub(crate) fn put_key_ordered(v: &Value, o: KeyOrder, out: &mut Vec<u8>) {
+    match (o.desc, o.nulls_first, v.is_null()) {
+        (false, true, true) => out.push(K_NULL_FIRST),
+        (true, false, true) => out.push(K_NULL_LAST_DESC),
+        (false, _, _) => put_key_value(v, out),
+        (true, _, _) => {
+            let start = out.len();
+            put_key_value(v, out);
+            for b in &mut out[start..] {
+                *b = !*b;
+            }
+        }
     }
 }
 

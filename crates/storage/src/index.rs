@@ -1,11 +1,25 @@
 //! Ordered indexes: a B-tree of byte-string keys, each the key columns'
 //! values in sortable form followed by the row id (see [`crate::codec`]).
 //!
-//! Byte order is `Value`'s total order (NULLs last), so lookups are memcmp
-//! descents and a bound that names only the first k key columns is a byte
+//! Byte order is `Value`'s total order (NULLs last) for a column of the
+//! default order (see "Key order" below for the others), so lookups are
+//! memcmp descents and a bound that names only the first k key columns is a byte
 //! prefix. Several entries may share key values (old and new rows of a
 //! unique key while the old one's deletion is not yet prunable); readers
 //! resolve each entry against the row's visible version.
+//!
+//! Key order: a key column declared DESC or NULLS FIRST (CREATE INDEX's
+//! options) has its own sortable form ([`codec::put_key_ordered`]), so
+//! the entries lie in the declared order and a forward walk is the
+//! declared order, a backward walk its exact reverse. Every path makes
+//! a column's key bytes through the index ([`Index::put_key`]); value
+//! bounds are in a column's ascending value order, and a DESC column's
+//! swap sides when they become byte bounds ([`ByteBounds::new`]).
+//!
+//! ```text
+//!   (a DESC NULLS LAST): 3, 2, 1, NULL     bytes ~key(3) < ~key(1) < FF
+//!   WHERE a > 1  ->  value bounds (1, ∞)  ->  byte bounds [start, ~key(1))
+//! ```
 //!
 //! Scans walk the entries in key order ([`visit_range`]) or, for a
 //! range scan read in batches (`Table::index_scan_batch_into`), either way
@@ -57,7 +71,7 @@ use nestor_common::{DbError, RelId, RowId};
 use nestor_types::Value;
 use parking_lot::RwLock;
 
-use crate::codec::{self, Key};
+use crate::codec::{self, Key, KeyOrder};
 
 /// How a computed (expression or partial) index gets a row's key.
 pub trait IndexKeys: Send + Sync {
@@ -102,6 +116,10 @@ pub struct Index {
     /// A GIN index: the key function returns a set of keys, one entry
     /// each (module header).
     multi: bool,
+    /// How each key column sorts, when some column is not ASC NULLS
+    /// LAST (None: every one is, the plain key form). See "Key order"
+    /// in the module header.
+    order: Option<Arc<[KeyOrder]>>,
 }
 
 impl Index {
@@ -127,6 +145,7 @@ impl Index {
             computed: None,
             fill: None,
             multi: false,
+            order: None,
         }
     }
 
@@ -147,6 +166,7 @@ impl Index {
             computed: Some(OnceLock::new()),
             fill: None,
             multi: false,
+            order: None,
         }
     }
 
@@ -173,6 +193,39 @@ impl Index {
     pub fn with_multi(mut self, on: bool) -> Index {
         self.multi = on;
         self
+    }
+
+    /// The same index with its key columns sorting as `order` (one per
+    /// key column; an empty or all-default list is the plain order).
+    pub fn with_order(mut self, order: &[KeyOrder]) -> Index {
+        self.order = order
+            .iter()
+            .any(|o| !o.is_default())
+            .then(|| Arc::from(order));
+        self
+    }
+
+    /// How key column `k` sorts.
+    pub fn key_order(&self, k: usize) -> KeyOrder {
+        self.order
+            .as_ref()
+            .and_then(|o| o.get(k).copied())
+            .unwrap_or_default()
+    }
+
+    /// Append key column `k`'s value `v` in its sortable form.
+    #[inline]
+    fn put_key(&self, k: usize, v: &Value, out: &mut Vec<u8>) {
+        match &self.order {
+            None => codec::put_key_value(v, out),
+            Some(o) => codec::put_key_ordered(v, o.get(k).copied().unwrap_or_default(), out),
+        }
+    }
+
+    /// The byte bounds of value bounds on a key prefix (see
+    /// [`ByteBounds::new`]), in this index's key order.
+    pub(crate) fn byte_bounds(&self, lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> ByteBounds {
+        ByteBounds::new(self, lo, hi)
     }
 
     /// Whether each of a row's keys is an entry of its own (GIN).
@@ -231,6 +284,7 @@ impl Index {
             computed: self.computed.clone(),
             fill: self.fill.clone(),
             multi: self.multi,
+            order: self.order.clone(),
         }
     }
 
@@ -298,8 +352,8 @@ impl Index {
         let row = &*self.full_row(row);
         if self.computed.is_none() {
             let mut out = Vec::with_capacity(16);
-            for &c in &self.columns {
-                codec::put_key_value(&row[c], &mut out);
+            for (k, &c) in self.columns.iter().enumerate() {
+                self.put_key(k, &row[c], &mut out);
             }
             return out;
         }
@@ -313,13 +367,18 @@ impl Index {
         let mut out = Vec::with_capacity(16);
         match &self.computed {
             None => {
-                for &c in &self.columns {
-                    codec::put_key_value(&row[c], &mut out);
+                for (k, &c) in self.columns.iter().enumerate() {
+                    self.put_key(k, &row[c], &mut out);
                 }
             }
             Some(slot) => {
-                for v in self.computed_keys(slot, row)?.unwrap_or_default() {
-                    codec::put_key_value(&v, &mut out);
+                for (k, v) in self
+                    .computed_keys(slot, row)?
+                    .unwrap_or_default()
+                    .iter()
+                    .enumerate()
+                {
+                    self.put_key(k, v, &mut out);
                 }
             }
         }
@@ -354,14 +413,14 @@ impl Index {
         let mut out = Vec::with_capacity(16);
         let mut ends = Vec::with_capacity(self.columns.len());
         if self.computed.is_some() {
-            for v in self.key_of(row) {
-                codec::put_key_value(&v, &mut out);
+            for (k, v) in self.key_of(row).iter().enumerate() {
+                self.put_key(k, v, &mut out);
                 ends.push(out.len());
             }
             return ends;
         }
-        for &c in &self.columns {
-            codec::put_key_value(&row[c], &mut out);
+        for (k, &c) in self.columns.iter().enumerate() {
+            self.put_key(k, &row[c], &mut out);
             ends.push(out.len());
         }
         ends
@@ -382,8 +441,10 @@ impl Index {
     #[inline]
     pub(crate) fn put_stored_key(&self, stored: &[u8], out: &mut Vec<u8>) -> Option<bool> {
         match (&self.computed, &self.fill) {
-            (None, None) => Some(codec::put_stored_key(stored, &self.columns, out)),
-            (None, Some(_)) => Some(self.put_filled_key(stored, out)),
+            (None, None) if self.order.is_none() => {
+                Some(codec::put_stored_key(stored, &self.columns, out))
+            }
+            (None, _) => Some(self.put_filled_key(stored, out)),
             (Some(slot), _) => self.put_computed_key(slot, stored, out),
         }
     }
@@ -402,20 +463,21 @@ impl Index {
             .computed_keys(slot, &self.full_row(&row))
             .ok()
             .flatten()?;
-        for v in &keys {
-            codec::put_key_value(v, out);
+        for (k, v) in keys.iter().enumerate() {
+            self.put_key(k, v, out);
         }
         Some(keys.iter().any(Value::is_null))
     }
 
     /// [`Index::put_stored_key`] of a plain index over columns some stored
-    /// rows predate (out of line, as above).
+    /// rows predate, or with a key column not ASC NULLS LAST (out of
+    /// line, as above).
     #[inline(never)]
     fn put_filled_key(&self, stored: &[u8], out: &mut Vec<u8>) -> bool {
         let row = codec::decode_row(stored);
         let row = self.full_row(&row);
-        for &c in &self.columns {
-            codec::put_key_value(&row[c], out);
+        for (k, &c) in self.columns.iter().enumerate() {
+            self.put_key(k, &row[c], out);
         }
         self.columns.iter().any(|&c| row[c].is_null())
     }
@@ -434,7 +496,9 @@ impl Index {
     pub fn range_row_ids(&self, lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> Vec<RowId> {
         let entries = self.entries.read();
         let mut out = Vec::new();
-        visit_range(&entries, &ByteBounds::new(lo, hi), |_, row| out.push(row));
+        visit_range(&entries, &ByteBounds::new(self, lo, hi), |_, row| {
+            out.push(row)
+        });
         out
     }
 }
@@ -482,13 +546,28 @@ pub(crate) struct ByteBounds {
 }
 
 impl ByteBounds {
-    pub(crate) fn new(lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> ByteBounds {
+    /// The bounds are in the ascending value order of the column they
+    /// bound (the last of the longer bound; the columns before it are an
+    /// equality prefix): a DESC column's entries lie in the reverse
+    /// order, so its bounds swap sides. Where its NULLs lie is the
+    /// caller's to say (a bound at NULL, see `KeyOrder::null_high`).
+    pub(crate) fn new(index: &Index, lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> ByteBounds {
         let enc = |p: &[Value]| {
             let mut out = Vec::with_capacity(16);
-            for v in p {
-                codec::put_key_value(v, &mut out);
+            for (k, v) in p.iter().enumerate() {
+                index.put_key(k, v, &mut out);
             }
             out
+        };
+        let len = |b: Bound<&[Value]>| match b {
+            Bound::Included(p) | Bound::Excluded(p) => p.len(),
+            Bound::Unbounded => 0,
+        };
+        let last = len(lo).max(len(hi));
+        let (lo, hi) = if last > 0 && index.key_order(last - 1).desc {
+            (hi, lo)
+        } else {
+            (lo, hi)
         };
         // An equality lookup (the same values on both sides) encodes them
         // once.
@@ -506,11 +585,17 @@ impl ByteBounds {
             Bound::Unbounded => Bound::Unbounded,
             Bound::Included(p) => Bound::Included(enc(p)),
             // From the first key past every entry starting with `p`; when
-            // there is none (an empty prefix), from a byte no key starts
-            // with (class bytes end at 0xFE): nothing.
-            Bound::Excluded(p) => {
-                Bound::Included(codec::prefix_successor(&enc(p)).unwrap_or_else(|| vec![0xFF]))
-            }
+            // there is none (an empty prefix, or one of FF bytes: a DESC
+            // NULLS LAST column's NULL), nothing lies past it.
+            Bound::Excluded(p) => match codec::prefix_successor(&enc(p)) {
+                Some(s) => Bound::Included(s),
+                None => {
+                    return ByteBounds {
+                        lo: Bound::Excluded(Vec::new()),
+                        hi: Bound::Excluded(Vec::new()),
+                    }
+                }
+            },
         };
         let hi = match hi {
             Bound::Unbounded => Bound::Unbounded,
@@ -666,5 +751,121 @@ mod multi_key_tests {
         }
         assert!(!blob_has(&b, &blob(&[b"b"])));
         assert_eq!(split_keys(&[]).count(), 0);
+    }
+}
+
+#[cfg(test)]
+mod key_order_tests {
+    use super::*;
+
+    const ORDERS: [KeyOrder; 4] = [
+        KeyOrder {
+            desc: false,
+            nulls_first: false,
+        },
+        KeyOrder {
+            desc: false,
+            nulls_first: true,
+        },
+        KeyOrder {
+            desc: true,
+            nulls_first: true,
+        },
+        KeyOrder {
+            desc: true,
+            nulls_first: false,
+        },
+    ];
+
+    /// An index on one column sorting as `o`, holding `vals` (row id =
+    /// position).
+    fn index(o: KeyOrder, vals: &[Value]) -> Index {
+        let idx =
+            Index::new(RelId(1), "i", vec![0], vec!["a".into()], false, false).with_order(&[o]);
+        for (i, v) in vals.iter().enumerate() {
+            let key = idx.key_bytes(std::slice::from_ref(v));
+            idx.entries.write().insert(entry(&key, RowId(i as u64)));
+        }
+        idx
+    }
+
+    fn values() -> Vec<Value> {
+        vec![
+            Value::Int4(2),
+            Value::Null,
+            Value::Int4(-5),
+            Value::Text("b".into()),
+            Value::Int4(300),
+            Value::Text("a".into()),
+        ]
+    }
+
+    fn order_of(idx: &Index, vals: &[Value]) -> Vec<Value> {
+        idx.range_row_ids(Bound::Unbounded, Bound::Unbounded)
+            .into_iter()
+            .map(|r| vals[r.0 as usize].clone())
+            .collect()
+    }
+
+    #[test]
+    fn entries_lie_in_the_declared_order() {
+        let vals = values();
+        let mut asc: Vec<Value> = vals.iter().filter(|v| !v.is_null()).cloned().collect();
+        asc.sort();
+        for o in ORDERS {
+            let mut want = asc.clone();
+            if o.desc {
+                want.reverse();
+            }
+            if o.nulls_first {
+                want.insert(0, Value::Null);
+            } else {
+                want.push(Value::Null);
+            }
+            assert_eq!(order_of(&index(o, &vals), &vals), want, "{o:?}");
+        }
+    }
+
+    #[test]
+    fn value_bounds_select_the_same_rows_in_every_order() {
+        let vals: Vec<Value> = (0..10)
+            .map(|i| if i == 4 { Value::Null } else { Value::Int4(i) })
+            .collect();
+        let lo = [Value::Int4(2)];
+        let hi = [Value::Int4(6)];
+        for o in ORDERS {
+            let idx = index(o, &vals);
+            let mut got: Vec<Value> = idx
+                .range_row_ids(Bound::Excluded(&lo), Bound::Included(&hi))
+                .into_iter()
+                .map(|r| vals[r.0 as usize].clone())
+                .collect();
+            let forward = got.clone();
+            got.sort();
+            assert_eq!(
+                got,
+                vec![Value::Int4(3), Value::Int4(5), Value::Int4(6)],
+                "{o:?}"
+            );
+            // In index order: descending for DESC.
+            assert_eq!(forward.first() == Some(&Value::Int4(6)), o.desc, "{o:?}");
+            // Equality, NULL included.
+            let null = [Value::Null];
+            let eq = idx.range_row_ids(Bound::Included(&null), Bound::Included(&null));
+            assert_eq!(eq, vec![RowId(4)], "{o:?}");
+        }
+    }
+
+    #[test]
+    fn past_a_desc_nulls_last_null_is_nothing() {
+        let vals = vec![Value::Null, Value::Int4(1)];
+        let idx = index(ORDERS[3], &vals);
+        let null = [Value::Null];
+        assert!(idx
+            .range_row_ids(Bound::Unbounded, Bound::Excluded(&null))
+            .is_empty());
+        assert!(idx
+            .range_row_ids(Bound::Excluded(&null), Bound::Unbounded)
+            .contains(&RowId(1)));
     }
 }

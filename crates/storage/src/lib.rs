@@ -48,6 +48,7 @@ mod index;
 pub mod redo;
 mod table;
 
+pub use codec::KeyOrder;
 pub use error::StorageError;
 pub use index::{Index, IndexKeys};
 

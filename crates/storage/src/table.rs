@@ -644,7 +644,7 @@ impl Table {
         cols: Option<&[bool]>,
     ) -> Vec<Tuple> {
         let mut out = Vec::new();
-        let bounds = ByteBounds::new(lo, hi);
+        let bounds = index.byte_bounds(lo, hi);
         // SERIALIZABLE: lock what the scan looks at before looking, so an
         // entry added after this either is seen or finds the lock.
         let mut lock_rows = snap.ssi.is_some();
@@ -803,7 +803,7 @@ impl Table {
     ) -> Option<Vec<u8>> {
         assert!(max_rows > 0, "a batch holds at least one row");
         heads.clear();
-        let bounds = ByteBounds::new(lo, hi);
+        let bounds = index.byte_bounds(lo, hi);
         let mut lock_rows = snap.ssi.is_some();
         if let Some(id) = snap.ssi {
             self.mgr.ssi.lock_index(id, index.id, bounds.key_lock());

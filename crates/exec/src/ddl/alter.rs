@@ -933,6 +933,15 @@ fn constraint_using_index(
             format!("index \"{name}\" contains expressions")
         }));
     }
+    // Each key must sort and compare as its column's defaults would
+    // (PostgreSQL's transformIndexConstraint): ASC NULLS LAST, the
+    // column's collation, the default class.
+    if let Some(k) = (0..i.columns.len()).find(|&k| !i.key_opt(k).is_default()) {
+        return Err(not_such(format!(
+            "index \"{name}\" column number {} does not have default sorting behavior",
+            k + 1
+        )));
+    }
     if primary && def.indexes.iter().any(|i| i.primary) {
         return Err(DbError::new(
             SqlState::InvalidTableDefinition,

@@ -177,6 +177,10 @@ pub(super) fn alter_column_type(
     // money: PostgreSQL's 42704).
     for i in def.indexes.iter().filter(|i| i.columns.contains(&pos)) {
         super::index_am::check_key_type(i.method, new_ty)?;
+        // The key's own collation and class must take the new type too.
+        for (k, _) in i.columns.iter().enumerate().filter(|(_, &c)| c == pos) {
+            super::index_am::check_retyped_key(&i.key_opt(k), new_ty)?;
+        }
     }
 
     // The default, as PostgreSQL stored it, must cast to the new type.

@@ -21,12 +21,20 @@
 //! gin_pending_list_limit) are checked as PostgreSQL checks them; Nestor
 //! has no pending list, so they tune nothing.
 //!
+//! A btree key's options ([`key_opt`]) are kept as written, as
+//! ComputeIndexAttrs resolves them: COLLATE (a collation Nestor knows,
+//! kept when it is not the key's own), the operator class (the type's
+//! default, which is not kept, or a pattern class: `text_pattern_ops`
+//! orders by bytes, as every Nestor string order does), ASC/DESC and
+//! NULLS FIRST/LAST (the storage index sorts as they say). Operator
+//! class options are PostgreSQL's 22023: no btree class has any.
+//!
 //! The other built-in methods (GiST, SP-GiST, BRIN) exist in PostgreSQL
 //! but not here: 0A000 naming the method. Any other name is PostgreSQL's
 //! 42704 `access method "x" does not exist`.
 
 use nestor_catalog::gin::GinClass;
-use nestor_catalog::{AccessMethod, TableDef};
+use nestor_catalog::{AccessMethod, IndexKeyOpt, TableDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
@@ -476,6 +484,223 @@ fn check_real_option(
         .with_detail(format!(
             "Valid values are between \"{min:.6}\" and \"{max:.6}\"."
         )));
+    }
+    Ok(())
+}
+
+/// The options of a key element of type `ty` (ComputeIndexAttrs' order:
+/// the collation, then the operator class; ASC/DESC for a method without
+/// an order were refused by [`check_key`]).
+pub(super) fn key_opt(
+    am: AccessMethod,
+    ie: &pb::IndexElem,
+    ty: DataType,
+) -> Result<IndexKeyOpt, DbError> {
+    let collation = if ie.collation.is_empty() {
+        None
+    } else {
+        let parts = nestor_plan::bind::names(&ie.collation);
+        nestor_plan::bind::check_collation(&parts, ty)?;
+        parts.last().filter(|n| *n != "default").cloned()
+    };
+    let opclass = if am == AccessMethod::Btree {
+        btree_class(&ie.opclass, ty)?
+    } else {
+        None
+    };
+    Ok(IndexKeyOpt {
+        desc: ie.ordering == pb::SortByDir::SortbyDesc as i32,
+        nulls_first: match pb::SortByNulls::try_from(ie.nulls_ordering) {
+            Ok(pb::SortByNulls::SortbyNullsFirst) => true,
+            Ok(pb::SortByNulls::SortbyNullsLast) => false,
+            // DESC's default is NULLS FIRST.
+            _ => ie.ordering == pb::SortByDir::SortbyDesc as i32,
+        },
+        collation,
+        opclass,
+        opclass_options: Vec::new(),
+    })
+}
+
+/// Operator class options (`text_ops (k = v)`): no btree or hash class
+/// takes any (PostgreSQL's index_opclass_options, when the index is
+/// built: after every key's other checks).
+pub(super) fn check_opclass_options(ie: &pb::IndexElem, ty: DataType) -> Result<(), DbError> {
+    if ie.opclassopts.is_empty() {
+        return Ok(());
+    }
+    let name = nestor_plan::bind::names(&ie.opclass)
+        .pop()
+        .or_else(|| default_btree_class(ty).map(str::to_string))
+        .unwrap_or_default();
+    Err(DbError::new(
+        SqlState::InvalidParameterValue,
+        format!("operator class {name} has no options"),
+    ))
+}
+
+/// PostgreSQL's other built-in btree classes, by name: naming one for a
+/// type it does not take is 42804, not 42704.
+const BTREE_CLASSES: [&str; 36] = [
+    "array_ops",
+    "bit_ops",
+    "bool_ops",
+    "bpchar_ops",
+    "bytea_ops",
+    "char_ops",
+    "cidr_ops",
+    "date_ops",
+    "float4_ops",
+    "float8_ops",
+    "inet_ops",
+    "int2_ops",
+    "int4_ops",
+    "int8_ops",
+    "interval_ops",
+    "jsonb_ops",
+    "macaddr_ops",
+    "macaddr8_ops",
+    "money_ops",
+    "multirange_ops",
+    "name_ops",
+    "numeric_ops",
+    "oid_ops",
+    "oidvector_ops",
+    "pg_lsn_ops",
+    "range_ops",
+    "record_image_ops",
+    "record_ops",
+    "text_ops",
+    "tid_ops",
+    "time_ops",
+    "timestamp_ops",
+    "timestamptz_ops",
+    "timetz_ops",
+    "uuid_ops",
+    "varbit_ops",
+];
+
+/// A btree key's named operator class (ResolveOpClass): None for none or
+/// the type's default; a class whose input type the key's type is
+/// binary-coercible to (an implicit pg_cast of method `b`: text and
+/// varchar to bpchar, int4 to oid, bit and varbit) or a pattern class; else 42804 for a class
+/// of another type, 42704 for a name btree has no class of.
+fn btree_class(names: &[pb::Node], ty: DataType) -> Result<Option<String>, DbError> {
+    use DataType as T;
+    let parts = nestor_plan::bind::names(names);
+    let Some(name) = parts.last() else {
+        return Ok(None);
+    };
+    if default_btree_class(ty) == Some(name.as_str()) {
+        return Ok(None);
+    }
+    let base = ty.base();
+    let string = matches!(base, T::Text | T::Varchar(_));
+    let takes = match name.as_str() {
+        "text_pattern_ops" | "varchar_pattern_ops" | "varchar_ops" => string,
+        "bpchar_pattern_ops" | "bpchar_ops" => string || matches!(base, T::Char(_)),
+        "oid_ops" => base == T::Int4,
+        "bit_ops" => matches!(base, T::VarBit(_)),
+        "varbit_ops" => matches!(base, T::Bit(_)),
+        n if BTREE_CLASSES.contains(&n) || n == "enum_ops" => false,
+        _ => {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!("operator class \"{name}\" does not exist for access method \"btree\""),
+            ))
+        }
+    };
+    if !takes {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!(
+                "operator class \"{name}\" does not accept data type {}",
+                ty.name()
+            ),
+        ));
+    }
+    Ok(Some(name.clone()))
+}
+
+/// A unique index whose key compares by another type's equality than
+/// its own (bpchar's, blind to trailing blanks, on a text key): Nestor's
+/// unique check compares by the key's type, so it would accept rows
+/// PostgreSQL rejects: 0A000.
+pub(super) fn check_unique_class(
+    is: &pb::IndexStmt,
+    o: &IndexKeyOpt,
+    ty: DataType,
+) -> Result<(), DbError> {
+    let bpchar = matches!(
+        o.opclass.as_deref(),
+        Some("bpchar_ops" | "bpchar_pattern_ops")
+    );
+    if (is.unique || is.primary) && bpchar && o.foreign_class(ty) {
+        return Err(DbError::unsupported(format!(
+            "unique index with operator class \"{}\" on type {}",
+            o.opclass.as_deref().unwrap_or_default(),
+            ty.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The name of a type's default btree operator class.
+fn default_btree_class(ty: DataType) -> Option<&'static str> {
+    use DataType as T;
+    super::partition::default_opclass(ty).or(match ty.base() {
+        T::Bit(_) => Some("bit_ops"),
+        T::VarBit(_) => Some("varbit_ops"),
+        T::PgLsn => Some("pg_lsn_ops"),
+        T::Enum(_) => Some("enum_ops"),
+        T::Range(_) => Some("range_ops"),
+        T::Record(_) => Some("record_ops"),
+        T::OidVector => Some("oidvector_ops"),
+        T::TsVector => Some("tsvector_ops"),
+        T::TsQuery => Some("tsquery_ops"),
+        t if t.is_array() => Some("array_ops"),
+        _ => None,
+    })
+}
+
+/// Key options as an index keeps them: none when every key has the
+/// defaults.
+pub(super) fn normalized(keyopts: Vec<IndexKeyOpt>) -> Vec<IndexKeyOpt> {
+    if keyopts.iter().all(IndexKeyOpt::is_default) {
+        Vec::new()
+    } else {
+        keyopts
+    }
+}
+
+/// Operator class options on any key (22023): checked once the keys'
+/// other options are (the index build's check, in PostgreSQL).
+pub(super) fn check_elem_options(is: &pb::IndexStmt, def: &TableDef) -> Result<(), DbError> {
+    for ie in elems(is)? {
+        let ty = def
+            .columns
+            .iter()
+            .find(|c| c.name == ie.name)
+            .map_or(DataType::Text, |c| c.ty);
+        check_opclass_options(ie, ty)?;
+    }
+    Ok(())
+}
+
+/// A key whose column changes type (ALTER COLUMN TYPE rebuilds the
+/// index): its COLLATE and operator class are resolved again for the new
+/// type, with ComputeIndexAttrs' errors.
+pub(super) fn check_retyped_key(o: &IndexKeyOpt, ty: DataType) -> Result<(), DbError> {
+    if let Some(c) = &o.collation {
+        nestor_plan::bind::check_collation(std::slice::from_ref(c), ty)?;
+    }
+    if let Some(class) = &o.opclass {
+        let names = [pb::Node {
+            node: Some(NodeEnum::String(pb::String {
+                sval: class.clone(),
+            })),
+        }];
+        btree_class(&names, ty)?;
     }
     Ok(())
 }

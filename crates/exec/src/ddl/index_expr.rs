@@ -4,7 +4,11 @@
 //! (`nestor_plan::select::index_expr::bind_part`), kept in the catalog as SQL text
 //! (`IndexExprs`), and the storage index gets their key function before it
 //! is filled from the existing rows. Names follow PostgreSQL's
-//! ChooseIndexName: `t_lower_idx`, `t_expr_idx`, `t_a_expr_idx`.
+//! ChooseIndexName: `t_lower_idx`, `t_expr_idx`, `t_a_expr_idx`. A key
+//! expression's top-level COLLATE is stripped and becomes the key's
+//! collation, as ComputeIndexAttrs does (`(b COLLATE "C")` is the column
+//! `b` under "C"); each key's options are resolved by
+//! `index_am::key_opt`.
 
 use std::sync::Arc;
 
@@ -41,6 +45,7 @@ pub(super) fn make(
     let mut name_parts = Vec::new();
     let mut gin = Vec::new();
     let mut gin_types = Vec::new();
+    let mut keyopts = Vec::new();
     let gin_method = method == AccessMethod::Gin;
     for p in &is.index_params {
         let NodeEnum::IndexElem(ie) = node(p)? else {
@@ -57,6 +62,7 @@ pub(super) fn make(
                 gin.push(super::index_am::gin_class(ie, def.columns[pos].ty)?);
                 gin_types.push(def.columns[pos].ty);
             }
+            keyopts.push(super::index_am::key_opt(method, ie, def.columns[pos].ty)?);
             keys.push(IndexKey::Column(pos));
             name_parts.push(ie.name.clone());
             continue;
@@ -66,6 +72,8 @@ pub(super) fn make(
                 "index element without column or expression",
             ));
         };
+        let (expr, elem, collate_at) = strip_collate(expr, ie)?;
+        let ie = &elem;
         let (bound, ty) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
         if gin_method {
             gin.push(super::index_am::gin_class(ie, ty)?);
@@ -73,6 +81,13 @@ pub(super) fn make(
         } else {
             super::index_am::check_key_type(method, ty)?;
         }
+        // A COLLATE of the expression is an error at its place, as
+        // PostgreSQL's transformCollateClause reports it.
+        let opt = super::index_am::key_opt(method, ie, ty).map_err(|e| match collate_at {
+            Some(at) => bind_err_at(e, text, at),
+            None => e,
+        })?;
+        keyopts.push(opt);
         // `((a))` is the column, as in PostgreSQL; `f(a)` stays a call even
         // when the SQL function inlines to its argument.
         let called = index_expr::calls_user_function(ctx.catalog, expr);
@@ -121,6 +136,9 @@ pub(super) fn make(
         gin,
         options,
     };
+    super::index_am::check_elem_options(is, def)?;
+    let keyopts = super::index_am::normalized(keyopts);
+    let order: Vec<_> = keyopts.iter().map(|o| o.key_order()).collect();
     let name = index_name(ctx, def, is, &name_parts)?;
     let oid = ctx.catalog.alloc_oid();
     // A GIN index is always computed: its keys are sets (module header
@@ -135,7 +153,8 @@ pub(super) fn make(
                 .collect();
             let index = Index::new(oid, &name, columns.clone(), names, is.unique, false)
                 .with_nulls_not_distinct(is.nulls_not_distinct)
-                .with_fill(def.index_fill());
+                .with_fill(def.index_fill())
+                .with_order(&order);
             return Ok(IndexDef {
                 oid,
                 name,
@@ -145,6 +164,7 @@ pub(super) fn make(
                 constraint: false,
                 exprs: None,
                 method,
+                keyopts,
                 index: Arc::new(index),
             });
         }
@@ -154,7 +174,8 @@ pub(super) fn make(
         Index::computed(oid, &name, key_names, is.unique)
             .with_nulls_not_distinct(is.nulls_not_distinct)
             .with_fill(def.index_fill())
-            .with_multi(gin_method),
+            .with_multi(gin_method)
+            .with_order(&order),
     );
     Ok(IndexDef {
         oid,
@@ -165,8 +186,39 @@ pub(super) fn make(
         constraint: false,
         exprs: Some(Arc::new(exprs)),
         method,
+        keyopts,
         index,
     })
+}
+
+/// A key expression without its top-level COLLATE clauses (`(x COLLATE
+/// "C")` is `x COLLATE "C"`, as ComputeIndexAttrs strips them), and its
+/// element with the outermost one's collation when it names none of its
+/// own (and that clause's location).
+fn strip_collate<'e>(
+    mut expr: &'e pb::Node,
+    ie: &pb::IndexElem,
+) -> Result<(&'e pb::Node, pb::IndexElem, Option<i32>), DbError> {
+    let mut collation = None;
+    while let NodeEnum::CollateClause(cc) = node(expr)? {
+        collation.get_or_insert_with(|| (cc.collname.clone(), cc.location));
+        let Some(arg) = cc.arg.as_deref() else {
+            break;
+        };
+        expr = arg;
+    }
+    let mut elem = ie.clone();
+    elem.expr = None;
+    let mut at = None;
+    if let (true, Some((names, location))) = (elem.collation.is_empty(), collation) {
+        elem.collation = names;
+        at = Some(location);
+    }
+    Ok((expr, elem, at))
+}
+
+fn bind_err_at(e: DbError, text: &str, location: i32) -> DbError {
+    nestor_parser::ast::err_at(e, text, location)
 }
 
 /// The index's name: as given (42P07 if taken), else PostgreSQL's

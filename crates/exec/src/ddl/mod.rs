@@ -263,6 +263,8 @@ struct PendingIndex {
     nulls_not_distinct: bool,
     /// CREATE INDEX ... USING (constraints' indexes are btree).
     method: nestor_catalog::AccessMethod,
+    /// Each key's options (empty: all defaults, as a constraint's).
+    keyopts: Vec<nestor_catalog::IndexKeyOpt>,
 }
 
 struct PendingCheck {

@@ -101,6 +101,7 @@ fn create_like(
         constraint: idx.constraint.then_some(-1),
         nulls_not_distinct: idx.index.nulls_not_distinct,
         method: idx.method,
+        keyopts: idx.keyopts.clone(),
     };
     super::table::add_index_cascading(ctx, child, pi)
 }
@@ -120,11 +121,13 @@ fn statement(t: &TableDef, idx: &IndexDef) -> String {
                     IndexKey::Column(c) => col(*c),
                     IndexKey::Expr(e) => format!("({e})"),
                 };
-                // A GIN key keeps its operator class.
-                match x.gin.get(n) {
+                // A GIN key keeps its operator class, a btree key its
+                // options.
+                let key = match x.gin.get(n) {
                     Some(g) => format!("{key} {}", g.name()),
                     None => key,
-                }
+                };
+                key + &crate::pg_catalog::key_decoration(&idx.key_opt(n), idx.method)
             })
             .collect(),
     };

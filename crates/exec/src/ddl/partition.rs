@@ -548,6 +548,7 @@ pub(super) fn inherited_indexes(parent: &TableDef) -> Vec<PendingIndex> {
             constraint: i.constraint.then_some(-1),
             nulls_not_distinct: i.index.nulls_not_distinct,
             method: i.method,
+            keyopts: i.keyopts.clone(),
         })
         .collect()
 }
@@ -1363,6 +1364,7 @@ fn check_added_unique(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbE
         constraint: Some(c.location),
         nulls_not_distinct: c.nulls_not_distinct,
         method: nestor_catalog::AccessMethod::Btree,
+        keyopts: Vec::new(),
     };
     check_unique(&def.name, key, &def.columns, &pi)
 }

@@ -258,6 +258,7 @@ fn column_options(
                         constraint: Some(con.location),
                         nulls_not_distinct: con.nulls_not_distinct,
                         method: AccessMethod::Btree,
+                        keyopts: Vec::new(),
                     })
                 }
                 pb::ConstrType::ConstrGenerated => {
@@ -519,6 +520,7 @@ fn like_clause(
                 constraint: i.constraint.then_some(-1),
                 nulls_not_distinct: i.index.nulls_not_distinct,
                 method: i.method,
+                keyopts: i.keyopts.clone(),
             });
         }
     }
@@ -850,6 +852,7 @@ pub(super) fn column_def(
                     constraint: Some(con.location),
                     nulls_not_distinct: con.nulls_not_distinct,
                     method: AccessMethod::Btree,
+                    keyopts: Vec::new(),
                 })
             }
             pb::ConstrType::ConstrCheck => checks.push(PendingCheck {
@@ -972,6 +975,7 @@ pub(super) fn table_constraint(
                 constraint: Some(c.location),
                 nulls_not_distinct: c.nulls_not_distinct,
                 method: AccessMethod::Btree,
+                keyopts: Vec::new(),
             });
             Ok(())
         }
@@ -1093,7 +1097,13 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
     let index = Arc::new(
         Index::new(oid, &name, cols.clone(), names, pi.unique, pi.primary)
             .with_nulls_not_distinct(pi.nulls_not_distinct)
-            .with_fill(def.index_fill()),
+            .with_fill(def.index_fill())
+            .with_order(
+                &pi.keyopts
+                    .iter()
+                    .map(nestor_catalog::IndexKeyOpt::key_order)
+                    .collect::<Vec<_>>(),
+            ),
     );
     Ok(IndexDef {
         oid,
@@ -1104,6 +1114,7 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         constraint: pi.constraint.is_some(),
         exprs: None,
         method: pi.method,
+        keyopts: pi.keyopts.clone(),
         index,
     })
 }
@@ -1194,6 +1205,8 @@ pub fn create_index(
     let method = super::index_am::resolve(&is.access_method)?;
     super::index_am::check_capabilities(method, is)?;
     let mut cols = Vec::new();
+    let mut keyopts = Vec::new();
+    let computed = super::index_expr::is_computed(is) || method == AccessMethod::Gin;
     for ie in super::index_am::elems(is)? {
         super::opclass::refuse_in_index(ctx, method, &ie.opclass)?;
         if def.column_index(&ie.name).is_none() {
@@ -1204,6 +1217,16 @@ pub fn create_index(
         }
         super::index_am::check_key(method, &def, ie)?;
         cols.push(ie.name.clone());
+        // A computed index's keys are resolved as they are bound; a
+        // missing column is make_index's 42703.
+        if let Some(col) = def.columns.iter().find(|c| c.name == ie.name && !computed) {
+            let opt = super::index_am::key_opt(method, ie, col.ty)?;
+            super::index_am::check_unique_class(is, &opt, col.ty)?;
+            keyopts.push(opt);
+        }
+    }
+    if !computed {
+        super::index_am::check_elem_options(is, &def)?;
     }
     super::index_am::check_options(method, is)?;
     if !is.idxname.is_empty() {
@@ -1226,6 +1249,7 @@ pub fn create_index(
         constraint: None,
         nulls_not_distinct: is.nulls_not_distinct,
         method,
+        keyopts: super::index_am::normalized(keyopts),
     };
     add_index_cascading(ctx, &def, pi)?;
     Ok(CommandTag::Plain("CREATE INDEX"))
@@ -1255,6 +1279,7 @@ pub(super) fn create_computed(
             constraint: None,
             nulls_not_distinct: false,
             method,
+            keyopts: Vec::new(),
         };
         super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
     }

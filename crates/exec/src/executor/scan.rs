@@ -448,19 +448,28 @@ fn key_range(
             }
         }
     };
-    let Some(lo) = bound(&keys.lo, ev)? else {
+    let Some(mut lo) = bound(&keys.lo, ev)? else {
         return Ok(None);
     };
     let Some(mut hi) = bound(&keys.hi, ev)? else {
         return Ok(None);
     };
-    if lo.is_some() && hi.is_none() {
-        // NULLs sort last: a lower bound alone stops before the NULLs
-        // after the prefix (which it must not return, and past which
-        // other prefixes follow).
+    // A bound on one side alone stops before the NULLs on the other (which
+    // it must not return, and past which other prefixes follow): in the
+    // column's ascending order NULLs lie above every value (NULLS LAST,
+    // and DESC NULLS FIRST, its reverse) or below (NULLS FIRST, DESC
+    // NULLS LAST).
+    let null_at = || {
         let mut k = prefix.clone();
         k.push(Value::Null);
-        hi = Some((k, false));
+        Some((k, false))
+    };
+    if index.index.key_order(pos).null_high() {
+        if lo.is_some() && hi.is_none() {
+            hi = null_at();
+        }
+    } else if hi.is_some() && lo.is_none() {
+        lo = null_at();
     }
     Ok(Some(KeyRange { prefix, lo, hi }))
 }

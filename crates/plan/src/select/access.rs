@@ -7,7 +7,8 @@
 //! equality columns, then ranges (there is no cost model).
 //!
 //! An ORDER BY on a single table's scan asks [`index_ordered`] whether an
-//! index delivers the order (forward or backward, the WHERE's equality
+//! index delivers the order (forward: each key's declared ASC/DESC and
+//! NULLS FIRST/LAST; backward: their exact reverse; the WHERE's equality
 //! prefix skipped); then the sort is dropped and the index scan reads in
 //! batches, so `ORDER BY col LIMIT n` reads about n entries.
 //!
@@ -542,9 +543,11 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
     };
     let mut used = Vec::new();
     let mut score = 0;
-    for (key, ty, name) in &cand.keys {
+    for (k, (key, ty, name)) in cand.keys.iter().enumerate() {
         let ty = *ty;
-        if !indexable_type(ty) {
+        // A key under another type's class takes none of the key type's
+        // operators (`bpchar_ops` on text).
+        if !indexable_type(ty) || cand.def.key_opt(k).foreign_class(ty) {
             break;
         }
         let eq = conj
@@ -587,7 +590,12 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
             score += prefix_keys(cand, (key, ty, name), conj, &mut keys, true);
             break;
         }
-        score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
+        // A pattern class (`text_pattern_ops`) compares by bytes under
+        // its own operators (`~<~`): PostgreSQL matches equality and a
+        // LIKE prefix to it, not the type's `<` and `>`.
+        if !pattern_class(cand, k) {
+            score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
+        }
         if keys.lo.is_none() && keys.hi.is_none() {
             score += prefix_keys(cand, (key, ty, name), conj, &mut keys, false);
         }
@@ -669,6 +677,14 @@ fn gin_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, Ve
     };
     // Nothing is "used": every conjunct stays in the filter (the recheck).
     Some((score, keys, Vec::new()))
+}
+
+/// Whether key `k` of the index is under a pattern operator class.
+fn pattern_class(cand: &Candidate<'_>, k: usize) -> bool {
+    cand.def
+        .key_opt(k)
+        .opclass
+        .is_some_and(|c| c.ends_with("_pattern_ops"))
 }
 
 /// Whether the index is a hash index: equality lookups only.
@@ -790,10 +806,21 @@ fn prefix_keys(
         keys.eq.push(Expr::Const(Value::Text(prefix.into())));
         return 10;
     }
-    keys.display.push(format!("{name} >= {}", show(&prefix)));
+    // A pattern class's range is in its own operators.
+    let pattern = cand
+        .keys
+        .iter()
+        .position(|(e, ..)| e == key)
+        .is_some_and(|k| pattern_class(cand, k));
+    let (ge, lt) = if pattern {
+        ("~>=~", "~<~")
+    } else {
+        (">=", "<")
+    };
+    keys.display.push(format!("{name} {ge} {}", show(&prefix)));
     let succ = text_successor(&prefix);
     if let Some(succ) = &succ {
-        keys.display.push(format!("{name} < {}", show(succ)));
+        keys.display.push(format!("{name} {lt} {}", show(succ)));
     }
     keys.lo = Some((Expr::Const(Value::Text(prefix.into())), true));
     keys.hi = succ.map(|s| (Expr::Const(Value::Text(s.into())), false));
@@ -918,9 +945,10 @@ fn range_keys(
         used.push(i);
         score += 3;
     }
-    // NULLs sort last in an index: a range with a lower bound and none
-    // above stops before them (the executor's `key_range`), so the
-    // condition is all in the index (`x >= 1` never returns a NULL x).
+    // A range bounded on one side stops before the key's NULLs on the
+    // other, wherever the key's order puts them (the executor's
+    // `key_range`), so the condition is all in the index (`x >= 1` never
+    // returns a NULL x).
     score
 }
 
@@ -938,7 +966,8 @@ pub(super) fn join_index(
         let Some(&first) = idx.columns.first() else {
             continue;
         };
-        if !indexable_type(table.columns[first].ty) {
+        let ty = table.columns[first].ty;
+        if !indexable_type(ty) || idx.key_opt(0).foreign_class(ty) {
             continue;
         }
         let target = offset + first;
@@ -982,9 +1011,11 @@ pub(super) fn join_index(
 /// follow its equality prefix (columns the prefix fixes may appear among
 /// them anywhere); a sequential scan becomes a full index scan only under
 /// a LIMIT (`limited`; without one reading everything in index order costs
-/// more than a sort, as PostgreSQL's cost model also finds). Index order
-/// is ascending with NULLs last, so a key must be `ASC NULLS LAST` or
-/// `DESC NULLS FIRST` (the defaults), all keys the same way. Returns the
+/// more than a sort, as PostgreSQL's cost model also finds). Each index
+/// key sorts as declared (ASC NULLS LAST unless CREATE INDEX said
+/// otherwise): every sort key must ask for its key's order (a forward
+/// scan) or every one its exact reverse (backward), so `(a, b DESC)`
+/// serves `ORDER BY a, b DESC` and `ORDER BY a DESC, b`. Returns the
 /// plan unchanged (`Err`) when no index serves.
 pub(crate) fn index_ordered(
     catalog: &nestor_catalog::Catalog,
@@ -1012,10 +1043,18 @@ pub(crate) fn index_ordered(
             cols,
             order: IndexOrder::Unordered,
         } if keys.in_list.is_none() && keys.in_array.is_none() => {
-            let order = candidates(catalog, &table)
+            let cands = candidates(catalog, &table);
+            let order = cands
                 .iter()
                 .find(|c| c.def.oid == index.oid)
                 .and_then(|c| order_of(c, keys.eq.len(), sort));
+            let (index, order) = match order {
+                Some(o) => (index, Some(o)),
+                None => match same_prefix_ordered(&cands, &index, &keys, sort) {
+                    Some((other, o)) => (other, Some(o)),
+                    None => (index, None),
+                },
+            };
             let p = Plan::IndexScan {
                 order: order.unwrap_or(IndexOrder::Unordered),
                 table,
@@ -1080,6 +1119,43 @@ pub(crate) fn index_ordered(
     }
 }
 
+/// Another plain btree index whose first columns are those the
+/// equalities of `keys` fix on `index`, and that delivers `sort`'s order
+/// after them (`WHERE a = 1 ORDER BY b DESC` with indexes on `(a)` and
+/// `(a, b DESC)`): the same lookup in the order the sort wants, as
+/// PostgreSQL's pathkeys pick it. Not for a range or a unique index the
+/// equalities fix whole (one row at most: nothing to order).
+fn same_prefix_ordered(
+    cands: &[Candidate<'_>],
+    index: &nestor_catalog::IndexDef,
+    keys: &IndexKeys,
+    sort: &[SortKey],
+) -> Option<(nestor_catalog::IndexDef, IndexOrder)> {
+    let fixed = keys.eq.len();
+    let plain_btree = |d: &nestor_catalog::IndexDef| {
+        d.exprs.is_none() && d.method == nestor_catalog::AccessMethod::Btree
+    };
+    if fixed == 0
+        || keys.lo.is_some()
+        || keys.hi.is_some()
+        || !plain_btree(index)
+        || (index.unique && fixed == index.columns.len())
+        || index.columns.len() < fixed
+    {
+        return None;
+    }
+    cands.iter().find_map(|c| {
+        let same_prefix = c.def.oid != index.oid
+            && plain_btree(c.def)
+            && c.predicate.is_empty()
+            && c.def.columns.get(..fixed) == Some(&index.columns[..fixed]);
+        if !same_prefix {
+            return None;
+        }
+        order_of(c, fixed, sort).map(|o| (c.def.clone(), o))
+    })
+}
+
 /// The direction in which index `cand` delivers rows in `sort`'s order
 /// (sort keys equal to its key columns or expressions, `ORDER BY
 /// lower(b)`), given that its first `fixed` keys are fixed by equalities;
@@ -1101,10 +1177,21 @@ fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<Inde
             Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) && !hashed(cand.def) => {}
             _ => return None,
         }
-        let d = match (k.desc, k.nulls_first) {
-            (false, false) => IndexOrder::Forward,
-            (true, true) => IndexOrder::Backward,
-            _ => return None,
+        // A key under another collation or another family's class
+        // orders by other operators than ORDER BY's (PostgreSQL's
+        // pathkeys do not match either); varchar_ops is text_ops' family.
+        let opt = cand.def.key_opt(pos);
+        if opt.collation.is_some() || opt.opclass.as_deref().is_some_and(|c| c != "varchar_ops") {
+            return None;
+        }
+        // Forward the entries come in the key's declared order, backward
+        // in its exact reverse.
+        let d = if (k.desc, k.nulls_first) == (opt.desc, opt.nulls_first) {
+            IndexOrder::Forward
+        } else if (k.desc, k.nulls_first) == (!opt.desc, !opt.nulls_first) {
+            IndexOrder::Backward
+        } else {
+            return None;
         };
         if dir.is_some_and(|x| x != d) {
             return None;

@@ -57,7 +57,18 @@ pub(super) fn index_input(
         let scan = copy_scan(&input).expect("checked above");
         let not_null = Expr::IsNull(Box::new(key.expr.clone()), true);
         let scan = add_filter(scan, not_null);
-        match super::access::index_ordered(catalog, scan, std::slice::from_ref(&key), true) {
+        // NULLs are filtered out, so either placement of them serves:
+        // the usual one first, then the other (an index declared
+        // `DESC NULLS LAST`), as planagg's two build_minmax_path calls.
+        let other = SortKey {
+            nulls_first: !key.nulls_first,
+            ..key.clone()
+        };
+        let ordered = super::access::index_ordered(catalog, scan, std::slice::from_ref(&key), true)
+            .or_else(|scan| {
+                super::access::index_ordered(catalog, scan, std::slice::from_ref(&other), true)
+            });
+        match ordered {
             Ok(ordered) => arms.push(Plan::Limit {
                 input: Box::new(ordered),
                 limit: Some(Expr::Const(Value::Int8(1))),
