@@ -1,0 +1,590 @@
+//! A view's definition as PostgreSQL 15's deparser (ruleutils.c) prints
+//! it: `pg_get_viewdef`, `pg_views.definition`,
+//! `information_schema.views.view_definition` and psql's `\d+`.
+//!
+//! Nestor keeps a view's query as SQL text and re-plans it from that text;
+//! the text stays as it is. This module reads that text's parse tree and
+//! prints it the way ruleutils prints the analyzed query PostgreSQL keeps:
+//!
+//! - layout: the target list one column per line (`,\n    `), FROM,
+//!   WHERE, GROUP BY, HAVING, ORDER BY, OFFSET, LIMIT on their own lines
+//!   with ruleutils' indentation (appendContextKeyword); the wrap-column
+//!   form (`pg_get_viewdef(oid, int)`) joins target entries while the line
+//!   fits;
+//! - names: every column reference qualified by its range-table name
+//!   (PostgreSQL 15 views always carry OLD/NEW entries, so the deparser
+//!   always qualifies); `*` expanded to the columns; `AS name` only where
+//!   the output name differs from a plain column's own;
+//! - types: a small analysis (`expr`) gives each expression its type so
+//!   literals print as the constants the parser made (`'abc'::text`, `1`,
+//!   `1.5`) and the implicit casts PostgreSQL shows on operator and
+//!   function arguments appear (`(t.v)::text`, `(t.a)::numeric`);
+//! - the rewrites parse analysis does: `IN (...)` is `= ANY (ARRAY[...])`,
+//!   `BETWEEN` two comparisons, `LIKE` the `~~` operator;
+//! - parentheses: every operator parenthesized, unless `pretty` asks for
+//!   PRETTY_PAREN (isSimpleNode's rules).
+//!
+//! What it leaves out: anything it cannot type or does not know (SQL-syntax
+//! functions such as EXTRACT, FULL JOIN USING, NATURAL joins, unknown
+//! functions given untyped literals, row comparisons, VALUES in FROM, ...)
+//! makes `definition` return None and the caller keeps the stored text, so
+//! an unusual view shows its query as written rather than a guess. Literals
+//! of date/time and other types print as written, not re-normalized.
+//! Work is bounded: the text is at most `SOURCE_BYTES_MAX` and the
+//! deparser gives up after `STEPS_MAX` nodes.
+
+mod expr;
+mod from;
+
+use nestor_catalog::Catalog;
+use nestor_common::keywords::quote_identifier;
+use nestor_parser::pb;
+use nestor_types::DataType;
+
+use expr::E;
+use pb::node::Node as N;
+
+/// Longer stored queries keep their stored form.
+const SOURCE_BYTES_MAX: usize = 256 * 1024;
+/// Nodes deparsed before giving up (a bound on work, not a depth limit:
+/// the parser's own depth check has run on the text).
+const STEPS_MAX: usize = 200_000;
+/// ruleutils' indentation steps.
+const INDENT_STD: i32 = 8;
+const INDENT_JOIN: i32 = 4;
+const INDENT_VAR: i32 = 4;
+const INDENT_LIMIT: i32 = 40;
+
+/// How to print: `pretty` is PRETTYFLAG_PAREN (fewer parentheses);
+/// `wrap` ruleutils' wrapColumn (0: every target entry on its own line).
+#[derive(Clone, Copy)]
+pub(crate) struct Layout {
+    pub pretty: bool,
+    pub wrap: i32,
+}
+
+/// The construct the deparser does not print as PostgreSQL would.
+#[derive(Debug)]
+pub(crate) struct Unsupported;
+
+type R<T> = Result<T, Unsupported>;
+
+/// A view query's display form (without the trailing `;`), or None when
+/// it has a construct this module does not cover. `columns` are the
+/// view's output columns (its names win over the query's, as ruleutils
+/// uses the view's tuple descriptor).
+pub(crate) fn definition(
+    c: &Catalog,
+    query: &str,
+    columns: &[(String, DataType)],
+    layout: Layout,
+) -> Option<String> {
+    if query.len() > SOURCE_BYTES_MAX {
+        return None;
+    }
+    let stmts = nestor_parser::parse_sql(query).ok()?;
+    let [stmt] = stmts.as_slice() else {
+        return None;
+    };
+    let Some(N::SelectStmt(sel)) = stmt.stmt.as_ref().and_then(|s| s.node.as_ref()) else {
+        return None;
+    };
+    let mut dp = Deparser::new(c, layout);
+    let out = dp.query(sel, Some(columns), true).ok()?;
+    (out.len() == columns.len()).then_some(dp.buf)
+}
+
+/// One output column of a query level: its name and type.
+#[derive(Clone, Debug)]
+struct Col {
+    name: String,
+    ty: Option<DataType>,
+}
+
+/// A range-table entry as the deparser sees it: the name it prints and
+/// qualifies columns with, and its columns.
+#[derive(Clone, Debug)]
+struct Rte {
+    name: String,
+    /// The name the query itself uses for it (its alias or relation
+    /// name), which qualified references match.
+    refname: String,
+    cols: Vec<Col>,
+}
+
+/// The range tables of one query level, outermost first in `Deparser`.
+#[derive(Default)]
+struct Level {
+    rtes: Vec<Rte>,
+    /// USING columns of joins: unqualified name -> (rte index, column).
+    merged: Vec<(String, usize, usize)>,
+    ctes: Vec<(String, Vec<Col>)>,
+}
+
+struct Deparser<'a> {
+    c: &'a Catalog,
+    layout: Layout,
+    indent: i32,
+    buf: String,
+    levels: Vec<Level>,
+    /// Range-table names in use by enclosing levels (ruleutils makes
+    /// them unique across levels: a second `t` prints as `t_1`).
+    used: Vec<String>,
+    steps: usize,
+}
+
+impl<'a> Deparser<'a> {
+    fn new(c: &'a Catalog, layout: Layout) -> Self {
+        Deparser {
+            c,
+            layout,
+            indent: 0,
+            buf: String::new(),
+            levels: Vec::new(),
+            used: Vec::new(),
+            steps: 0,
+        }
+    }
+
+    fn step(&mut self) -> R<()> {
+        self.steps += 1;
+        if self.steps > STEPS_MAX {
+            return Err(Unsupported);
+        }
+        Ok(())
+    }
+
+    /// appendContextKeyword: a new line at the current indentation.
+    fn keyword(&mut self, s: &str, before: i32, after: i32, plus: i32) {
+        self.indent += before;
+        let trimmed = self.buf.trim_end_matches(' ').len();
+        self.buf.truncate(trimmed);
+        self.buf.push('\n');
+        let amount = if self.indent < INDENT_LIMIT {
+            self.indent.max(0) + plus
+        } else {
+            (INDENT_LIMIT + (self.indent - INDENT_LIMIT) / (INDENT_STD / 2)) % INDENT_LIMIT + plus
+        };
+        self.buf
+            .extend(std::iter::repeat_n(' ', amount.max(0) as usize));
+        self.buf.push_str(s);
+        self.indent = (self.indent + after).max(0);
+    }
+
+    /// get_query_def: one query at the current indentation, in a context
+    /// of its own (its indentation changes do not leak out).
+    fn query(
+        &mut self,
+        sel: &pb::SelectStmt,
+        result: Option<&[(String, DataType)]>,
+        names_visible: bool,
+    ) -> R<Vec<Col>> {
+        self.step()?;
+        let saved = self.indent;
+        let used = self.used.len();
+        self.levels.push(Level::default());
+        let out = self.select(sel, result, names_visible);
+        self.levels.pop();
+        self.used.truncate(used);
+        self.indent = saved;
+        out
+    }
+
+    /// get_select_query_def.
+    fn select(
+        &mut self,
+        sel: &pb::SelectStmt,
+        result: Option<&[(String, DataType)]>,
+        names_visible: bool,
+    ) -> R<Vec<Col>> {
+        if sel.into_clause.is_some() || !sel.locking_clause.is_empty() {
+            return Err(Unsupported);
+        }
+        if let Some(w) = &sel.with_clause {
+            self.with_clause(w)?;
+        }
+        if sel.op != pb::SetOperation::SetopNone as i32 {
+            let cols = self.setop(sel, result, names_visible)?;
+            self.order_by(&sel.sort_clause, None, &cols)?;
+            self.limit(sel)?;
+            return Ok(cols);
+        }
+        let (cols, targets) = self.basic_select(sel, result, names_visible)?;
+        self.order_by(&sel.sort_clause, Some(&targets), &cols)?;
+        self.limit(sel)?;
+        Ok(cols)
+    }
+
+    /// get_with_clause.
+    fn with_clause(&mut self, w: &pb::WithClause) -> R<()> {
+        if w.recursive {
+            return Err(Unsupported);
+        }
+        self.indent += INDENT_STD;
+        self.buf.push(' ');
+        let mut sep = "WITH ";
+        for node in &w.ctes {
+            let Some(N::CommonTableExpr(cte)) = node.node.as_ref() else {
+                return Err(Unsupported);
+            };
+            if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
+                return Err(Unsupported);
+            }
+            let Some(N::SelectStmt(q)) = cte.ctequery.as_ref().and_then(|q| q.node.as_ref()) else {
+                return Err(Unsupported);
+            };
+            self.buf.push_str(sep);
+            self.buf.push_str(&quote_identifier(&cte.ctename));
+            let aliases = string_list(&cte.aliascolnames)?;
+            if !aliases.is_empty() {
+                let quoted: Vec<String> = aliases.iter().map(|a| quote_identifier(a)).collect();
+                self.buf.push_str(&format!("({})", quoted.join(", ")));
+            }
+            self.buf.push_str(" AS ");
+            match cte.ctematerialized {
+                x if x == pb::CteMaterialize::Always as i32 => self.buf.push_str("MATERIALIZED "),
+                x if x == pb::CteMaterialize::Never as i32 => {
+                    self.buf.push_str("NOT MATERIALIZED ")
+                }
+                _ => {}
+            }
+            self.buf.push('(');
+            self.keyword("", 0, 0, 0);
+            let mut cols = self.query(q, None, true)?;
+            for (col, alias) in cols.iter_mut().zip(&aliases) {
+                col.name = alias.clone();
+            }
+            self.keyword("", 0, 0, 0);
+            self.buf.push(')');
+            self.level().ctes.push((cte.ctename.clone(), cols));
+            sep = ", ";
+        }
+        self.indent -= INDENT_STD;
+        self.keyword("", 0, 0, 0);
+        Ok(())
+    }
+
+    fn level(&mut self) -> &mut Level {
+        self.levels.last_mut().expect("a query level is open")
+    }
+
+    /// get_setop_query over the parse tree's set-operation nodes.
+    fn setop(
+        &mut self,
+        sel: &pb::SelectStmt,
+        result: Option<&[(String, DataType)]>,
+        names_visible: bool,
+    ) -> R<Vec<Col>> {
+        self.step()?;
+        if sel.op == pb::SetOperation::SetopNone as i32 {
+            let paren = sel.with_clause.is_some()
+                || !sel.sort_clause.is_empty()
+                || sel.limit_count.is_some()
+                || sel.limit_offset.is_some();
+            if paren {
+                self.buf.push('(');
+            }
+            let cols = self.query(sel, result, names_visible)?;
+            if paren {
+                self.buf.push(')');
+            }
+            return Ok(cols);
+        }
+        let (Some(l), Some(r)) = (sel.larg.as_deref(), sel.rarg.as_deref()) else {
+            return Err(Unsupported);
+        };
+        let none = pb::SetOperation::SetopNone as i32;
+        let lparen = l.op != none && (l.op != sel.op || l.all != sel.all);
+        let sub = if lparen {
+            self.buf.push('(');
+            self.keyword("", INDENT_STD, 0, 0);
+            INDENT_STD
+        } else {
+            0
+        };
+        let cols = self.setop(l, result, names_visible)?;
+        if lparen {
+            self.keyword(") ", -sub, 0, 0);
+        } else {
+            self.keyword("", -sub, 0, 0);
+        }
+        self.buf.push_str(match sel.op {
+            x if x == pb::SetOperation::SetopUnion as i32 => "UNION ",
+            x if x == pb::SetOperation::SetopIntersect as i32 => "INTERSECT ",
+            x if x == pb::SetOperation::SetopExcept as i32 => "EXCEPT ",
+            _ => return Err(Unsupported),
+        });
+        if sel.all {
+            self.buf.push_str("ALL ");
+        }
+        let rparen = r.op != none;
+        let sub = if rparen {
+            self.buf.push('(');
+            INDENT_STD
+        } else {
+            0
+        };
+        self.keyword("", sub, 0, 0);
+        let rcols = self.setop(r, result, false)?;
+        self.indent -= sub;
+        if rparen {
+            self.keyword(")", 0, 0, 0);
+        }
+        // Branch types must agree: a set operation that coerces a branch
+        // shows casts this module does not place.
+        let same = rcols.len() == cols.len()
+            && cols
+                .iter()
+                .zip(&rcols)
+                .all(|(a, b)| a.ty.is_some() && a.ty == b.ty);
+        if !same {
+            return Err(Unsupported);
+        }
+        Ok(cols)
+    }
+
+    /// get_basic_select_query.
+    fn basic_select(
+        &mut self,
+        sel: &pb::SelectStmt,
+        result: Option<&[(String, DataType)]>,
+        names_visible: bool,
+    ) -> R<(Vec<Col>, Vec<Target>)> {
+        if !sel.values_lists.is_empty() || !sel.window_clause.is_empty() {
+            return Err(Unsupported);
+        }
+        self.indent += INDENT_STD;
+        self.buf.push(' ');
+        // FROM first: the target list and WHERE bind to its range table.
+        let from = self.from_items(&sel.from_clause)?;
+        let targets = self.targets(&sel.target_list)?;
+        self.buf.push_str("SELECT");
+        if !sel.distinct_clause.is_empty() {
+            self.distinct(&sel.distinct_clause, &targets)?;
+        }
+        let cols = self.target_list(&targets, result, names_visible)?;
+        self.from_clause(&from)?;
+        if let Some(w) = sel.where_clause.as_deref() {
+            let e = self.analyze(w)?;
+            self.keyword(" WHERE ", -INDENT_STD, INDENT_STD, 1);
+            self.expr(&e, false)?;
+        }
+        if !sel.group_clause.is_empty() {
+            self.keyword(" GROUP BY ", -INDENT_STD, INDENT_STD, 1);
+            if sel.group_distinct {
+                self.buf.push_str("DISTINCT ");
+            }
+            for (i, g) in sel.group_clause.iter().enumerate() {
+                if i > 0 {
+                    self.buf.push_str(", ");
+                }
+                let e = self.sort_group_expr(g, &targets, true)?;
+                self.sortgroup(&e)?;
+            }
+        }
+        if let Some(h) = sel.having_clause.as_deref() {
+            let e = self.analyze(h)?;
+            self.keyword(" HAVING ", -INDENT_STD, INDENT_STD, 0);
+            self.expr(&e, false)?;
+        }
+        Ok((cols, targets))
+    }
+
+    /// DISTINCT [ON (...)].
+    fn distinct(&mut self, on: &[pb::Node], targets: &[Target]) -> R<()> {
+        let on: Vec<&pb::Node> = on.iter().filter(|n| n.node.is_some()).collect();
+        if on.is_empty() {
+            self.buf.push_str(" DISTINCT");
+            return Ok(());
+        }
+        self.buf.push_str(" DISTINCT ON (");
+        for (i, n) in on.into_iter().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            let e = self.sort_group_expr(n, targets, false)?;
+            self.sortgroup(&e)?;
+        }
+        self.buf.push(')');
+        Ok(())
+    }
+
+    /// get_target_list: each entry printed on its own, then placed on a
+    /// new line unless the wrap column leaves room for it.
+    fn target_list(
+        &mut self,
+        targets: &[Target],
+        result: Option<&[(String, DataType)]>,
+        names_visible: bool,
+    ) -> R<Vec<Col>> {
+        let mut cols = Vec::with_capacity(targets.len());
+        let mut last_multiline = false;
+        for (i, t) in targets.iter().enumerate() {
+            self.buf.push_str(if i == 0 { " " } else { ", " });
+            let outer = std::mem::take(&mut self.buf);
+            let natural = match &t.expr {
+                E::Var { col, .. } => {
+                    self.expr(&t.expr, true)?;
+                    Some(col.clone())
+                }
+                e => {
+                    self.expr(e, true)?;
+                    (!names_visible).then(|| "?column?".to_string())
+                }
+            };
+            let name = result
+                .and_then(|r| r.get(i))
+                .map_or_else(|| t.name.clone(), |r| r.0.clone());
+            if natural.as_deref() != Some(name.as_str()) {
+                self.buf.push_str(" AS ");
+                self.buf.push_str(&quote_identifier(&name));
+            }
+            let item = std::mem::replace(&mut self.buf, outer);
+            if self.layout.wrap >= 0 {
+                if item.starts_with('\n') {
+                    let trimmed = self.buf.trim_end_matches(' ').len();
+                    self.buf.truncate(trimmed);
+                } else {
+                    let line = self.buf.rsplit('\n').next().unwrap_or("").len();
+                    let overflow = line + item.len() > self.layout.wrap as usize;
+                    if i > 0 && (overflow || last_multiline) {
+                        self.keyword("", -INDENT_STD, INDENT_STD, INDENT_VAR);
+                    }
+                }
+                last_multiline = item.trim_start_matches('\n').contains('\n');
+            }
+            self.buf.push_str(&item);
+            cols.push(Col {
+                name,
+                ty: t.expr.ty(),
+            });
+        }
+        Ok(cols)
+    }
+
+    /// ORDER BY: in a set operation by output column number (ruleutils'
+    /// force_colno), otherwise by expression.
+    fn order_by(&mut self, sorts: &[pb::Node], targets: Option<&[Target]>, cols: &[Col]) -> R<()> {
+        if sorts.is_empty() {
+            return Ok(());
+        }
+        self.keyword(" ORDER BY ", -INDENT_STD, INDENT_STD, 1);
+        for (i, s) in sorts.iter().enumerate() {
+            let Some(N::SortBy(sb)) = s.node.as_ref() else {
+                return Err(Unsupported);
+            };
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            let node = sb.node.as_deref().ok_or(Unsupported)?;
+            let ty = match targets {
+                Some(t) => {
+                    let e = self.sort_group_expr(node, t, false)?;
+                    self.sortgroup(&e)?;
+                    e.ty()
+                }
+                None => {
+                    let n = self.setop_column(node, cols)?;
+                    self.buf.push_str(&(n + 1).to_string());
+                    cols[n].ty
+                }
+            };
+            self.sort_options(sb, ty)?;
+        }
+        Ok(())
+    }
+
+    /// A set operation's ORDER BY item: an output column by name or
+    /// number.
+    fn setop_column(&self, node: &pb::Node, cols: &[Col]) -> R<usize> {
+        match node.node.as_ref() {
+            Some(N::AConst(pb::AConst {
+                val: Some(pb::a_const::Val::Ival(i)),
+                ..
+            })) => {
+                let n = usize::try_from(i.ival).map_err(|_| Unsupported)?;
+                (1..=cols.len())
+                    .contains(&n)
+                    .then_some(n - 1)
+                    .ok_or(Unsupported)
+            }
+            Some(N::ColumnRef(cr)) => {
+                let [name] = string_list(&cr.fields)?
+                    .try_into()
+                    .map_err(|_| Unsupported)?;
+                cols.iter().position(|c| c.name == name).ok_or(Unsupported)
+            }
+            _ => Err(Unsupported),
+        }
+    }
+
+    /// ASC/DESC and NULLS as ruleutils prints them: DESC when descending,
+    /// NULLS FIRST/LAST only when not the default for the direction.
+    fn sort_options(&mut self, sb: &pb::SortBy, ty: Option<DataType>) -> R<()> {
+        if ty.is_none() {
+            return Err(Unsupported);
+        }
+        let desc = match sb.sortby_dir {
+            x if x == pb::SortByDir::SortbyDesc as i32 => true,
+            x if x == pb::SortByDir::SortbyUsing as i32 => return Err(Unsupported),
+            _ => false,
+        };
+        if desc {
+            self.buf.push_str(" DESC");
+        }
+        match sb.sortby_nulls {
+            x if x == pb::SortByNulls::SortbyNullsFirst as i32 && !desc => {
+                self.buf.push_str(" NULLS FIRST")
+            }
+            x if x == pb::SortByNulls::SortbyNullsLast as i32 && desc => {
+                self.buf.push_str(" NULLS LAST")
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// OFFSET, then LIMIT or FETCH FIRST ... WITH TIES.
+    fn limit(&mut self, sel: &pb::SelectStmt) -> R<()> {
+        if let Some(o) = sel.limit_offset.as_deref() {
+            let e = self.analyze_limit(o)?;
+            self.keyword(" OFFSET ", -INDENT_STD, INDENT_STD, 0);
+            self.expr(&e, false)?;
+        }
+        if let Some(l) = sel.limit_count.as_deref() {
+            let e = self.analyze_limit(l)?;
+            if sel.limit_option == pb::LimitOption::WithTies as i32 {
+                self.keyword(" FETCH FIRST ", -INDENT_STD, INDENT_STD, 0);
+                self.buf.push('(');
+                self.expr(&e, false)?;
+                self.buf.push_str(") ROWS WITH TIES");
+            } else {
+                self.keyword(" LIMIT ", -INDENT_STD, INDENT_STD, 0);
+                if e.is_null_const() {
+                    self.buf.push_str("ALL");
+                } else {
+                    self.expr(&e, false)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One target-list entry after `*` expansion: its expression and the
+/// name the parser gives its column.
+struct Target {
+    expr: E,
+    name: String,
+}
+
+/// The strings of a list of String nodes (names, column aliases).
+fn string_list(nodes: &[pb::Node]) -> R<Vec<String>> {
+    nodes
+        .iter()
+        .map(|n| match n.node.as_ref() {
+            Some(N::String(s)) => Ok(s.sval.clone()),
+            _ => Err(Unsupported),
+        })
+        .collect()
+}
