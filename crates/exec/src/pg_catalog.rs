@@ -373,7 +373,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .set("ispopulated", Value::Bool(m.populated))
                     .set(
                         "definition",
-                        text(view_def(c, &m.query, &matview_columns(t), PLAIN_LAYOUT)),
+                        text(view_def(c, &ev.ctx.eval, &m.query, &matview_columns(t), PLAIN_LAYOUT)),
                     )
                     .done()
             })
@@ -395,7 +395,10 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                             c.acl(nestor_catalog::acl::ObjKind::Table, v.oid.0).owner.0,
                         )),
                     )
-                    .set("definition", text(view_def(c, &v.query, &v.columns, PLAIN_LAYOUT)))
+                    .set(
+                        "definition",
+                        text(view_def(c, &ev.ctx.eval, &v.query, &v.columns, PLAIN_LAYOUT)),
+                    )
                     .done()
             })
             .collect(),
@@ -3822,11 +3825,12 @@ fn function_arguments(f: &FunctionDef, identity: bool, public_visible: bool) -> 
 /// module does not cover shows its stored text on one line.
 fn view_def(
     c: &Catalog,
+    eval: &nestor_types::EvalCtx,
     query: &str,
     columns: &[(String, DataType)],
     layout: crate::viewdef::Layout,
 ) -> String {
-    match crate::viewdef::definition(c, query, columns, layout) {
+    match crate::viewdef::definition(c, eval, query, columns, layout) {
         Some(d) => format!("{d};"),
         None => format!(" {};", visible_query(c, query)),
     }
@@ -4172,7 +4176,13 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             };
             let matview = c.table_by_oid(RelId(o)).and_then(|t| {
                 let m = t.matview.as_ref()?;
-                Some(view_def(c, &m.query, &matview_columns(&t), layout))
+                Some(view_def(
+                    c,
+                    &ev.ctx.eval,
+                    &m.query,
+                    &matview_columns(&t),
+                    layout,
+                ))
             });
             match matview {
                 Some(q) => text(q),
@@ -4181,7 +4191,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                     .iter()
                     .find(|v| v.oid.0 == o)
                     .map_or(Value::Null, |v| {
-                        text(view_def(c, &v.query, &v.columns, layout))
+                        text(view_def(c, &ev.ctx.eval, &v.query, &v.columns, layout))
                     }),
             }
         }

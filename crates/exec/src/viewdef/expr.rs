@@ -12,7 +12,7 @@
 use super::{string_list, Col, Deparser, Target, Unsupported, INDENT_VAR, R};
 use nestor_common::keywords::quote_identifier;
 use nestor_parser::pb;
-use nestor_types::DataType;
+use nestor_types::{DataType, EvalCtx};
 use pb::node::Node as N;
 
 /// How a cast is represented after analysis, which decides whether the
@@ -207,6 +207,12 @@ impl Deparser<'_> {
     pub(super) fn analyze_limit(&mut self, n: &pb::Node) -> R<E> {
         let e = self.analyze_inner(n)?;
         coerce(e, DataType::Int8)
+    }
+
+    /// A VALUES item (unknown literals stay unknown until the column's
+    /// type is settled).
+    pub(super) fn analyze_value(&mut self, n: &pb::Node) -> R<E> {
+        self.analyze_inner(n)
     }
 
     /// The target list with `*` expanded.
@@ -431,10 +437,10 @@ impl Deparser<'_> {
         let arg = self.analyze_inner(tc.arg.as_deref().ok_or(Unsupported)?)?;
         if let E::Const { text, ty: None } = arg {
             // A literal cast is the constant of that type.
-            return Ok(E::Const {
-                text: text.map(|t| normalize_literal(&t, ty)).transpose()?,
-                ty: Some(ty),
-            });
+            if ty == DataType::Unknown {
+                return Ok(E::Const { text, ty: None });
+            }
+            return Ok(E::Const { text, ty: Some(ty) });
         }
         let from = arg.ty().ok_or(Unsupported)?;
         if from == ty {
@@ -710,10 +716,22 @@ impl Deparser<'_> {
     }
 
     fn window(&mut self, w: &pb::WindowDef) -> R<Over> {
-        if !w.refname.is_empty() {
-            return Err(Unsupported);
-        }
         if !w.name.is_empty() {
+            // `OVER w`: a window of the WINDOW clause.
+            let known = self
+                .levels
+                .last()
+                .is_some_and(|l| l.windows.iter().any(|(n, _)| n == &w.name));
+            return known
+                .then(|| Over::Named(w.name.clone()))
+                .ok_or(Unsupported);
+        }
+        Ok(Over::Spec(Box::new(self.window_spec_of(w)?)))
+    }
+
+    /// A window specification (inline or of the WINDOW clause).
+    pub(super) fn window_spec_of(&mut self, w: &pb::WindowDef) -> R<WindowSpec> {
+        if !w.refname.is_empty() {
             return Err(Unsupported);
         }
         let partition = w
@@ -729,27 +747,40 @@ impl Deparser<'_> {
             let e = self.analyze(sb.node.as_deref().ok_or(Unsupported)?)?;
             order.push((e, (**sb).clone()));
         }
-        let offset = |d: &mut Self, n: Option<&pb::Node>| -> R<Option<E>> {
-            match n {
-                Some(n)
-                    if w.frame_options & frame::ROWS != 0
-                        || w.frame_options & frame::GROUPS != 0 =>
-                {
-                    Ok(Some(coerce(d.analyze_inner(n)?, DataType::Int8)?))
-                }
-                Some(_) => Err(Unsupported),
-                None => Ok(None),
+        // ROWS/GROUPS offsets are bigint; a RANGE offset has the sort
+        // column's type (an interval for dates and times).
+        let offset_ty = if w.frame_options & (frame::ROWS | frame::GROUPS) != 0 {
+            Some(DataType::Int8)
+        } else {
+            match order.first().and_then(|(e, _)| e.ty()) {
+                Some(t) if is_datetime(t) => Some(DataType::Interval(None)),
+                Some(t) if rank(t).is_some() => Some(t),
+                _ => None,
             }
+        };
+        let offset = |d: &mut Self, n: Option<&pb::Node>| -> R<Option<E>> {
+            let Some(n) = n else {
+                return Ok(None);
+            };
+            let e = d.analyze_inner(n)?;
+            let t = offset_ty.ok_or(Unsupported)?;
+            let fits = e.is_unknown_literal()
+                || e.ty()
+                    .is_some_and(|et| same_type(et, t) || (t == DataType::Int8 && is_int(et)));
+            if !fits {
+                return Err(Unsupported);
+            }
+            Ok(Some(coerce(e, t)?))
         };
         let start = offset(self, w.start_offset.as_deref())?;
         let end = offset(self, w.end_offset.as_deref())?;
-        Ok(Over::Spec(Box::new(WindowSpec {
+        Ok(WindowSpec {
             partition,
             order,
             frame: w.frame_options,
             start,
             end,
-        })))
+        })
     }
 }
 
@@ -805,11 +836,10 @@ fn literal(c: &pb::AConst) -> R<E> {
     }
 }
 
-/// A literal's text as the constant of `ty` prints it. Only the types
-/// whose output is the input text (strings) or easily normalized
-/// (integers, numerics, booleans) are rewritten; others print as
-/// written.
-fn normalize_literal(text: &str, ty: DataType) -> R<String> {
+/// A literal's text as the constant of `ty` prints it: strings as
+/// written, integers, numerics and booleans normalized here, other types
+/// through their input and output functions.
+fn normalize_literal(text: &str, ty: DataType, eval: &EvalCtx) -> R<String> {
     match ty {
         DataType::Int2 | DataType::Int4 | DataType::Int8 => text
             .trim()
@@ -838,7 +868,11 @@ fn normalize_literal(text: &str, ty: DataType) -> R<String> {
         DataType::Char(_) | DataType::Varchar(Some(_)) | DataType::Numeric(Some(_)) => {
             Err(Unsupported)
         }
-        _ => Ok(text.to_string()),
+        // Dates, intervals and the rest: the value's output text, as the
+        // constant PostgreSQL stored prints under the session's styles.
+        _ => nestor_types::text::parse_text(ty, text, eval)
+            .map(|v| v.to_text(eval))
+            .map_err(|_| Unsupported),
     }
 }
 
@@ -858,10 +892,7 @@ fn resolve_unknown(e: E) -> E {
 /// implicit cast (shown only where ruleutils shows implicit casts).
 fn coerce(e: E, ty: DataType) -> R<E> {
     match e {
-        E::Const { text, ty: None } => Ok(E::Const {
-            text: text.map(|t| normalize_literal(&t, ty)).transpose()?,
-            ty: Some(ty),
-        }),
+        E::Const { text, ty: None } => Ok(E::Const { text, ty: Some(ty) }),
         e => {
             let from = e.ty().ok_or(Unsupported)?;
             if same_type(from, ty) {
@@ -1130,7 +1161,7 @@ fn to_text(e: E) -> R<E> {
 /// Common type of CASE results, COALESCE arguments, ARRAY elements:
 /// the first typed one's (all typed ones must agree, up to numeric
 /// promotion), text when all are unknown literals.
-fn unify(items: Vec<E>) -> R<(Vec<E>, DataType)> {
+pub(super) fn unify(items: Vec<E>) -> R<(Vec<E>, DataType)> {
     let mut ty: Option<DataType> = None;
     for i in &items {
         if i.is_unknown_literal() {
@@ -1294,6 +1325,14 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
         ("generate_series", 2 | 3) if types.iter().all(|t| matches!(t, Some(Int4))) => {
             Ok((args, Some(Int4)))
         }
+        ("generate_series", 3) if matches!(first, Some(Timestamp(_) | TimestampTz(_))) => {
+            let t = first.ok_or(Unsupported)?;
+            let mut it = args.into_iter();
+            let a = coerce(it.next().ok_or(Unsupported)?, t)?;
+            let b = coerce(it.next().ok_or(Unsupported)?, t)?;
+            let step = coerce(it.next().ok_or(Unsupported)?, Interval(None))?;
+            Ok((vec![a, b, step], Some(t)))
+        }
         ("unnest", 1) if matches!(first, Some(Array(_))) => Ok((args, first)),
         _ => Err(Unsupported),
     }
@@ -1413,7 +1452,7 @@ impl Deparser<'_> {
                 self.buf.push('.');
                 self.buf.push_str(&quote_identifier(col));
             }
-            E::Const { text, ty } => self.constant(text.as_deref(), *ty, false),
+            E::Const { text, ty } => self.constant(text.as_deref(), *ty, false)?,
             E::Op { name, args, .. } => {
                 if !pretty {
                     self.buf.push('(');
@@ -1583,15 +1622,20 @@ impl Deparser<'_> {
     }
 
     /// get_const_expr with showtype 0 (or `always`: 1).
-    fn constant(&mut self, text: Option<&str>, ty: Option<DataType>, always: bool) {
+    fn constant(&mut self, text: Option<&str>, ty: Option<DataType>, always: bool) -> R<()> {
         let Some(v) = text else {
             self.buf.push_str("NULL");
             if let Some(t) = ty {
                 self.buf.push_str("::");
                 self.buf.push_str(&t.to_string());
             }
-            return;
+            return Ok(());
         };
+        let normalized = match ty {
+            Some(t) => normalize_literal(v, t, self.eval)?,
+            None => v.to_string(),
+        };
+        let v = normalized.as_str();
         let label = match ty {
             Some(DataType::Int4) if !v.starts_with('-') => {
                 self.buf.push_str(v);
@@ -1620,6 +1664,7 @@ impl Deparser<'_> {
             self.buf.push_str("::");
             self.buf.push_str(&t.to_string());
         }
+        Ok(())
     }
 
     /// A GROUP BY / ORDER BY item (get_rule_sortgroupclause): a
@@ -1627,10 +1672,7 @@ impl Deparser<'_> {
     /// parentheses when pretty or function-like.
     pub(super) fn sortgroup(&mut self, e: &E) -> R<()> {
         match e {
-            E::Const { text, ty } => {
-                self.constant(text.as_deref(), *ty, true);
-                Ok(())
-            }
+            E::Const { text, ty } => self.constant(text.as_deref(), *ty, true),
             E::Var { .. } => self.expr(e, true),
             _ => {
                 let paren = self.layout.pretty || matches!(e, E::Func { .. });
@@ -1712,7 +1754,7 @@ impl Deparser<'_> {
     }
 
     /// get_rule_windowspec.
-    fn window_spec(&mut self, w: &WindowSpec) -> R<()> {
+    pub(super) fn window_spec(&mut self, w: &WindowSpec) -> R<()> {
         self.buf.push('(');
         let mut space = false;
         if !w.partition.is_empty() {

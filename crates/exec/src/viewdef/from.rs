@@ -23,11 +23,10 @@ impl Deparser<'_> {
     /// Analyze and render the FROM items, adding their entries to the
     /// current level.
     pub(super) fn from_items(&mut self, items: &[pb::Node]) -> R<From> {
-        let mut names = Vec::new();
-        for i in items {
-            self.item_names(i, &mut names)?;
-        }
-        names.reverse();
+        let mut names = match self.level().names.take() {
+            Some(n) => n,
+            None => self.level_names(items)?,
+        };
         let mut out = Vec::with_capacity(items.len());
         for i in items {
             let outer = std::mem::take(&mut self.buf);
@@ -58,6 +57,18 @@ impl Deparser<'_> {
             self.buf.push_str(item);
         }
         Ok(())
+    }
+
+    /// The names of a level's entries, chosen before anything of the
+    /// level is printed (its WITH queries see them as taken), in
+    /// reverse rendering order (popped as items render).
+    pub(super) fn level_names(&mut self, items: &[pb::Node]) -> R<Vec<String>> {
+        let mut names = Vec::new();
+        for i in items {
+            self.item_names(i, &mut names)?;
+        }
+        names.reverse();
+        Ok(names)
     }
 
     /// The reference names of an item's entries, made unique against the

@@ -39,7 +39,7 @@ mod from;
 use nestor_catalog::Catalog;
 use nestor_common::keywords::quote_identifier;
 use nestor_parser::pb;
-use nestor_types::DataType;
+use nestor_types::{DataType, EvalCtx};
 
 use expr::E;
 use pb::node::Node as N;
@@ -75,6 +75,7 @@ type R<T> = Result<T, Unsupported>;
 /// uses the view's tuple descriptor).
 pub(crate) fn definition(
     c: &Catalog,
+    eval: &EvalCtx,
     query: &str,
     columns: &[(String, DataType)],
     layout: Layout,
@@ -89,7 +90,7 @@ pub(crate) fn definition(
     let Some(N::SelectStmt(sel)) = stmt.stmt.as_ref().and_then(|s| s.node.as_ref()) else {
         return None;
     };
-    let mut dp = Deparser::new(c, layout);
+    let mut dp = Deparser::new(c, eval, layout);
     let out = dp.query(sel, Some(columns), true).ok()?;
     (out.len() == columns.len()).then_some(dp.buf)
 }
@@ -119,10 +120,17 @@ struct Level {
     /// USING columns of joins: unqualified name -> (rte index, column).
     merged: Vec<(String, usize, usize)>,
     ctes: Vec<(String, Vec<Col>)>,
+    /// The FROM entries' names, chosen when the level opens.
+    names: Option<Vec<String>>,
+    /// WINDOW clause: named windows.
+    windows: Vec<(String, expr::WindowSpec)>,
 }
 
 struct Deparser<'a> {
     c: &'a Catalog,
+    /// The session's styles, for printing constants (dates, intervals)
+    /// as their output functions do.
+    eval: &'a EvalCtx,
     layout: Layout,
     indent: i32,
     buf: String,
@@ -134,9 +142,10 @@ struct Deparser<'a> {
 }
 
 impl<'a> Deparser<'a> {
-    fn new(c: &'a Catalog, layout: Layout) -> Self {
+    fn new(c: &'a Catalog, eval: &'a EvalCtx, layout: Layout) -> Self {
         Deparser {
             c,
+            eval,
             layout,
             indent: 0,
             buf: String::new(),
@@ -200,6 +209,10 @@ impl<'a> Deparser<'a> {
         if sel.into_clause.is_some() || !sel.locking_clause.is_empty() {
             return Err(Unsupported);
         }
+        if sel.op == pb::SetOperation::SetopNone as i32 {
+            let names = self.level_names(&sel.from_clause)?;
+            self.level().names = Some(names);
+        }
         if let Some(w) = &sel.with_clause {
             self.with_clause(w)?;
         }
@@ -217,12 +230,13 @@ impl<'a> Deparser<'a> {
 
     /// get_with_clause.
     fn with_clause(&mut self, w: &pb::WithClause) -> R<()> {
-        if w.recursive {
-            return Err(Unsupported);
-        }
         self.indent += INDENT_STD;
         self.buf.push(' ');
-        let mut sep = "WITH ";
+        let mut sep = if w.recursive {
+            "WITH RECURSIVE "
+        } else {
+            "WITH "
+        };
         for node in &w.ctes {
             let Some(N::CommonTableExpr(cte)) = node.node.as_ref() else {
                 return Err(Unsupported);
@@ -250,18 +264,38 @@ impl<'a> Deparser<'a> {
             }
             self.buf.push('(');
             self.keyword("", 0, 0, 0);
-            let mut cols = self.query(q, None, true)?;
-            for (col, alias) in cols.iter_mut().zip(&aliases) {
-                col.name = alias.clone();
+            if w.recursive {
+                // The recursive term reads the query itself: its columns
+                // are those of the non-recursive term.
+                let cols = self.recursive_columns(q, &aliases)?;
+                self.level().ctes.push((cte.ctename.clone(), cols));
             }
+            let cols = rename_cols(self.query(q, None, true)?, &aliases)?;
             self.keyword("", 0, 0, 0);
             self.buf.push(')');
-            self.level().ctes.push((cte.ctename.clone(), cols));
+            let ctes = &mut self.level().ctes;
+            ctes.retain(|(n, _)| n != &cte.ctename);
+            ctes.push((cte.ctename.clone(), cols));
             sep = ", ";
         }
         self.indent -= INDENT_STD;
         self.keyword("", 0, 0, 0);
         Ok(())
+    }
+
+    /// A recursive WITH query's columns: its non-recursive term's,
+    /// from a rendering thrown away.
+    fn recursive_columns(&mut self, q: &pb::SelectStmt, aliases: &[String]) -> R<Vec<Col>> {
+        let first = match q.larg.as_deref() {
+            Some(l) if q.op == pb::SetOperation::SetopUnion as i32 => l,
+            _ => q,
+        };
+        let outer = std::mem::take(&mut self.buf);
+        let saved = self.indent;
+        let cols = self.query(first, None, true);
+        self.buf = outer;
+        self.indent = saved;
+        rename_cols(cols?, aliases)
     }
 
     fn level(&mut self) -> &mut Level {
@@ -350,13 +384,15 @@ impl<'a> Deparser<'a> {
         result: Option<&[(String, DataType)]>,
         names_visible: bool,
     ) -> R<(Vec<Col>, Vec<Target>)> {
-        if !sel.values_lists.is_empty() || !sel.window_clause.is_empty() {
-            return Err(Unsupported);
-        }
         self.indent += INDENT_STD;
         self.buf.push(' ');
+        if !sel.values_lists.is_empty() {
+            let cols = self.values(&sel.values_lists, result)?;
+            return Ok((cols, Vec::new()));
+        }
         // FROM first: the target list and WHERE bind to its range table.
         let from = self.from_items(&sel.from_clause)?;
+        self.window_clause(&sel.window_clause)?;
         let targets = self.targets(&sel.target_list)?;
         self.buf.push_str("SELECT");
         if !sel.distinct_clause.is_empty() {
@@ -387,7 +423,98 @@ impl<'a> Deparser<'a> {
             self.keyword(" HAVING ", -INDENT_STD, INDENT_STD, 0);
             self.expr(&e, false)?;
         }
+        self.print_windows()?;
         Ok((cols, targets))
+    }
+
+    /// get_values_def: `VALUES (a,b), (c,d)` (no space after the commas
+    /// inside a row, as ruleutils prints them); the columns are
+    /// `column1`...
+    fn values(&mut self, rows: &[pb::Node], result: Option<&[(String, DataType)]>) -> R<Vec<Col>> {
+        let mut analyzed: Vec<Vec<E>> = Vec::new();
+        for r in rows {
+            let Some(N::List(items)) = r.node.as_ref() else {
+                return Err(Unsupported);
+            };
+            let row = items
+                .items
+                .iter()
+                .map(|i| self.analyze_value(i))
+                .collect::<R<Vec<E>>>()?;
+            if analyzed.first().is_some_and(|f| f.len() != row.len()) {
+                return Err(Unsupported);
+            }
+            analyzed.push(row);
+        }
+        let width = analyzed.first().map_or(0, Vec::len);
+        let mut types = Vec::with_capacity(width);
+        for col in 0..width {
+            let column: Vec<E> = analyzed.iter().map(|r| r[col].clone()).collect();
+            let (column, ty) = expr::unify(column)?;
+            for (r, e) in analyzed.iter_mut().zip(column) {
+                r[col] = e;
+            }
+            types.push(ty);
+        }
+        let cols: Vec<Col> = types
+            .into_iter()
+            .enumerate()
+            .map(|(i, ty)| Col {
+                name: format!("column{}", i + 1),
+                ty: Some(ty),
+            })
+            .collect();
+        if let Some(r) = result {
+            // A view whose names differ from columnN prints a SELECT over
+            // the VALUES instead (not covered).
+            if r.iter().zip(&cols).any(|(a, b)| a.0 != b.name) {
+                return Err(Unsupported);
+            }
+        }
+        self.buf.push_str("VALUES ");
+        for (i, row) in analyzed.iter().enumerate() {
+            if i > 0 {
+                self.buf.push_str(", ");
+            }
+            self.buf.push('(');
+            for (j, e) in row.iter().enumerate() {
+                if j > 0 {
+                    self.buf.push(',');
+                }
+                self.expr(e, false)?;
+            }
+            self.buf.push(')');
+        }
+        Ok(cols)
+    }
+
+    /// WINDOW clause: each named window analyzed into the level.
+    fn window_clause(&mut self, defs: &[pb::Node]) -> R<()> {
+        for d in defs {
+            let Some(N::WindowDef(w)) = d.node.as_ref() else {
+                return Err(Unsupported);
+            };
+            let spec = self.window_spec_of(w)?;
+            self.level().windows.push((w.name.clone(), spec));
+        }
+        Ok(())
+    }
+
+    /// get_rule_windowclause.
+    fn print_windows(&mut self) -> R<()> {
+        let windows = std::mem::take(&mut self.level().windows);
+        for (i, (name, spec)) in windows.iter().enumerate() {
+            if i == 0 {
+                self.keyword(" WINDOW ", -INDENT_STD, INDENT_STD, 1);
+            } else {
+                self.buf.push_str(", ");
+            }
+            self.buf.push_str(&quote_identifier(name));
+            self.buf.push_str(" AS ");
+            self.window_spec(spec)?;
+        }
+        self.level().windows = windows;
+        Ok(())
     }
 
     /// DISTINCT [ON (...)].
@@ -576,6 +703,17 @@ impl<'a> Deparser<'a> {
 struct Target {
     expr: E,
     name: String,
+}
+
+/// Columns renamed by a column alias list (no more names than columns).
+fn rename_cols(mut cols: Vec<Col>, aliases: &[String]) -> R<Vec<Col>> {
+    if aliases.len() > cols.len() {
+        return Err(Unsupported);
+    }
+    for (c, a) in cols.iter_mut().zip(aliases) {
+        c.name = a.clone();
+    }
+    Ok(cols)
 }
 
 /// The strings of a list of String nodes (names, column aliases).
