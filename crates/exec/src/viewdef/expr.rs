@@ -251,29 +251,24 @@ impl Deparser<'_> {
         let fields = &cr.fields[..cr.fields.len() - 1];
         let qual = string_list(fields)?;
         let level = self.levels.last().ok_or(Unsupported)?;
-        if !level.merged.is_empty() {
-            return Err(Unsupported);
-        }
-        let rtes: Vec<_> = match qual.as_slice() {
-            [] => level.rtes.iter().collect(),
-            [rel] => level.rtes.iter().filter(|r| &r.refname == rel).collect(),
+        let cols: Vec<(String, E)> = match qual.as_slice() {
+            [] => level.items.iter().flatten().cloned().collect(),
+            [rel] => {
+                let r = level
+                    .rtes
+                    .iter()
+                    .find(|r| !r.hidden && &r.refname == rel)
+                    .ok_or(Unsupported)?;
+                (0..r.cols.len())
+                    .map(|c| (r.cols[c].name.clone(), var(r, c)))
+                    .collect()
+            }
             _ => return Err(Unsupported),
         };
-        if rtes.is_empty() {
+        if cols.is_empty() {
             return Err(Unsupported);
         }
-        for r in rtes {
-            for c in &r.cols {
-                out.push(Target {
-                    expr: E::Var {
-                        rte: r.name.clone(),
-                        col: c.name.clone(),
-                        ty: c.ty,
-                    },
-                    name: c.name.clone(),
-                });
-            }
-        }
+        out.extend(cols.into_iter().map(|(name, expr)| Target { expr, name }));
         Ok(())
     }
 
@@ -390,11 +385,10 @@ impl Deparser<'_> {
         for level in self.levels.iter().rev() {
             let found = match names {
                 [col] => {
-                    if let Some((_, i, c)) = level.merged.iter().find(|m| &m.0 == col) {
-                        let r = &level.rtes[*i];
-                        Some(var(r, *c))
+                    if let Some((_, e)) = level.merged.iter().rev().find(|m| &m.0 == col) {
+                        Some(e.clone())
                     } else {
-                        let mut hits = level.rtes.iter().filter_map(|r| {
+                        let mut hits = level.rtes.iter().filter(|r| !r.hidden).filter_map(|r| {
                             r.cols
                                 .iter()
                                 .position(|c| &c.name == col)
@@ -410,7 +404,7 @@ impl Deparser<'_> {
                 [rel, col] => level
                     .rtes
                     .iter()
-                    .find(|r| &r.refname == rel)
+                    .find(|r| !r.hidden && &r.refname == rel)
                     .map(|r| {
                         r.cols
                             .iter()
@@ -785,7 +779,7 @@ impl Deparser<'_> {
 }
 
 /// A column of an entry as a Var.
-fn var(r: &super::Rte, c: usize) -> E {
+pub(super) fn var(r: &super::Rte, c: usize) -> E {
     let col: &Col = &r.cols[c];
     E::Var {
         rte: r.name.clone(),
@@ -911,7 +905,7 @@ fn coerce(e: E, ty: DataType) -> R<E> {
     }
 }
 
-fn same_type(a: DataType, b: DataType) -> bool {
+pub(super) fn same_type(a: DataType, b: DataType) -> bool {
     use DataType::*;
     matches!(
         (a, b),
@@ -922,6 +916,19 @@ fn same_type(a: DataType, b: DataType) -> bool {
             | (TimestampTz(_), TimestampTz(_))
             | (Interval(_), Interval(_))
     ) || a == b
+}
+
+/// The common type of two USING columns: the same type, or the wider
+/// of two numeric types.
+pub(super) fn common_type(a: DataType, b: DataType) -> R<DataType> {
+    if same_type(a, b) {
+        return Ok(a);
+    }
+    match (rank(a), rank(b)) {
+        (Some(x), Some(y)) if x >= y => Ok(a),
+        (Some(_), Some(_)) => Ok(b),
+        _ => Err(Unsupported),
+    }
 }
 
 /// The implicit casts this module places (PostgreSQL's pg_cast
@@ -1448,8 +1455,11 @@ impl Deparser<'_> {
         let pretty = self.layout.pretty;
         match e {
             E::Var { rte, col, .. } => {
-                self.buf.push_str(&quote_identifier(rte));
-                self.buf.push('.');
+                // A FULL JOIN's merged column has no entry: its name alone.
+                if !rte.is_empty() {
+                    self.buf.push_str(&quote_identifier(rte));
+                    self.buf.push('.');
+                }
                 self.buf.push_str(&quote_identifier(col));
             }
             E::Const { text, ty } => self.constant(text.as_deref(), *ty, false)?,

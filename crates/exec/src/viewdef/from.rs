@@ -7,7 +7,7 @@
 //! name is chosen before any is rendered, as ruleutils' set_rtable_names
 //! does for a whole level, so a subquery's `t` yields to an outer `t`.
 
-use super::expr::E;
+use super::expr::{var, E};
 use super::{string_list, Col, Deparser, Rte, Unsupported, INDENT_JOIN, INDENT_STD, INDENT_VAR, R};
 use nestor_catalog::Relation;
 use nestor_common::keywords::quote_identifier;
@@ -21,7 +21,7 @@ pub(super) struct From {
 
 impl Deparser<'_> {
     /// Analyze and render the FROM items, adding their entries to the
-    /// current level.
+    /// current level (and each item's columns, which `*` expands to).
     pub(super) fn from_items(&mut self, items: &[pb::Node]) -> R<From> {
         let mut names = match self.level().names.take() {
             Some(n) => n,
@@ -32,7 +32,8 @@ impl Deparser<'_> {
             let outer = std::mem::take(&mut self.buf);
             let r = self.item(i, &mut names);
             let text = std::mem::replace(&mut self.buf, outer);
-            r?;
+            let cols = r?;
+            self.level().items.push(cols);
             out.push(text);
         }
         Ok(From { items: out })
@@ -85,11 +86,17 @@ impl Deparser<'_> {
                 None => function_name(f)?,
             },
             Some(N::JoinExpr(j)) => {
-                if j.alias.is_some() || j.join_using_alias.is_some() {
+                if j.join_using_alias.is_some() {
                     return Err(Unsupported);
                 }
                 self.item_names(j.larg.as_deref().ok_or(Unsupported)?, out)?;
-                return self.item_names(j.rarg.as_deref().ok_or(Unsupported)?, out);
+                self.item_names(j.rarg.as_deref().ok_or(Unsupported)?, out)?;
+                // A join's own entry follows its inputs' (its range-table
+                // index is assigned after theirs).
+                match &j.alias {
+                    Some(a) => a.aliasname.clone(),
+                    None => return Ok(()),
+                }
             }
             _ => return Err(Unsupported),
         };
@@ -110,16 +117,24 @@ impl Deparser<'_> {
         name
     }
 
-    /// get_from_clause_item.
-    fn item(&mut self, node: &pb::Node, names: &mut Vec<String>) -> R<()> {
+    /// get_from_clause_item: prints the item, returns its columns.
+    fn item(&mut self, node: &pb::Node, names: &mut Vec<String>) -> R<Vec<(String, E)>> {
         self.step()?;
         match node.node.as_ref() {
-            Some(N::RangeVar(rv)) => self.relation(rv, names.pop().ok_or(Unsupported)?),
-            Some(N::RangeSubselect(s)) => self.subselect(s, names.pop().ok_or(Unsupported)?),
-            Some(N::RangeFunction(f)) => self.function(f, names.pop().ok_or(Unsupported)?),
-            Some(N::JoinExpr(j)) => self.join(j, names),
-            _ => Err(Unsupported),
+            Some(N::RangeVar(rv)) => self.relation(rv, names.pop().ok_or(Unsupported)?)?,
+            Some(N::RangeSubselect(s)) => self.subselect(s, names.pop().ok_or(Unsupported)?)?,
+            Some(N::RangeFunction(f)) => self.function(f, names.pop().ok_or(Unsupported)?)?,
+            Some(N::JoinExpr(j)) => return self.join(j, names),
+            _ => return Err(Unsupported),
         }
+        let r = self
+            .levels
+            .last()
+            .and_then(|l| l.rtes.last())
+            .ok_or(Unsupported)?;
+        Ok((0..r.cols.len())
+            .map(|c| (r.cols[c].name.clone(), var(r, c)))
+            .collect())
     }
 
     /// A table, view or WITH query by name.
@@ -293,105 +308,183 @@ impl Deparser<'_> {
         Ok(())
     }
 
-    /// `(a JOIN b ON ...)`; the parentheses only without PRETTY_PAREN or
-    /// around a right input that is itself a join.
-    fn join(&mut self, j: &pb::JoinExpr, names: &mut Vec<String>) -> R<()> {
-        if j.is_natural {
-            return Err(Unsupported);
-        }
+    /// `(a JOIN b ON ...)`; the parentheses only without PRETTY_PAREN,
+    /// around a right input that is itself a join, or for an alias.
+    fn join(&mut self, j: &pb::JoinExpr, names: &mut Vec<String>) -> R<Vec<(String, E)>> {
         let (Some(l), Some(r)) = (j.larg.as_deref(), j.rarg.as_deref()) else {
             return Err(Unsupported);
         };
         let pretty = self.layout.pretty;
-        let right_is_join = matches!(r.node.as_ref(), Some(N::JoinExpr(_)));
-        if !pretty {
+        let right_is_join = matches!(
+            r.node.as_ref(),
+            Some(N::JoinExpr(rj)) if rj.alias.is_none()
+        );
+        let paren = !pretty || j.alias.is_some();
+        if paren {
             self.buf.push('(');
         }
-        let left_start = self.levels.last().map_or(0, |l| l.rtes.len());
-        self.item(l, names)?;
-        let right_start = self.levels.last().map_or(0, |l| l.rtes.len());
-        let using = string_list(&j.using_clause)?;
+        let (rtes_before, merged_before) = self
+            .levels
+            .last()
+            .map_or((0, 0), |l| (l.rtes.len(), l.merged.len()));
+        let lcols = self.item(l, names)?;
+        let outer = std::mem::take(&mut self.buf);
+        let right = self.item(r, names);
+        let rtext = std::mem::replace(&mut self.buf, outer);
+        let rcols = right?;
+        let using = if j.is_natural {
+            lcols
+                .iter()
+                .filter(|(n, _)| rcols.iter().any(|(m, _)| m == n))
+                .map(|(n, _)| n.clone())
+                .collect()
+        } else {
+            string_list(&j.using_clause)?
+        };
+        let inner = j.jointype == pb::JoinType::JoinInner as i32;
         let kw = match j.jointype {
-            x if x == pb::JoinType::JoinInner as i32 => {
-                if j.quals.is_some() || !using.is_empty() {
-                    " JOIN "
-                } else {
-                    " CROSS JOIN "
-                }
-            }
+            _ if inner && j.quals.is_none() && using.is_empty() => " CROSS JOIN ",
+            _ if inner => " JOIN ",
             x if x == pb::JoinType::JoinLeft as i32 => " LEFT JOIN ",
             x if x == pb::JoinType::JoinRight as i32 => " RIGHT JOIN ",
-            x if x == pb::JoinType::JoinFull as i32 && using.is_empty() => " FULL JOIN ",
+            x if x == pb::JoinType::JoinFull as i32 => " FULL JOIN ",
             _ => return Err(Unsupported),
         };
         self.keyword(kw, -INDENT_STD, INDENT_STD, INDENT_JOIN);
         if pretty && right_is_join {
             self.buf.push('(');
         }
-        self.item(r, names)?;
+        self.buf.push_str(&rtext);
         if pretty && right_is_join {
             self.buf.push(')');
         }
-        if !using.is_empty() {
-            let right = j.jointype == pb::JoinType::JoinRight as i32;
-            self.merge_using(&using, left_start, right_start, right)?;
+        let cols = if !using.is_empty() {
+            let cols = self.merge_using(&using, lcols, rcols, j.jointype)?;
             let quoted: Vec<String> = using.iter().map(|u| quote_identifier(u)).collect();
             self.buf
                 .push_str(&format!(" USING ({})", quoted.join(", ")));
-        } else if let Some(q) = j.quals.as_deref() {
-            let e = self.analyze(q)?;
-            self.buf.push_str(" ON ");
-            if !pretty {
-                self.buf.push('(');
+            cols
+        } else {
+            if let Some(q) = j.quals.as_deref() {
+                let e = self.analyze(q)?;
+                self.buf.push_str(" ON ");
+                if !pretty {
+                    self.buf.push('(');
+                }
+                self.expr(&e, false)?;
+                if !pretty {
+                    self.buf.push(')');
+                }
+            } else if !inner {
+                self.buf.push_str(" ON TRUE");
             }
-            self.expr(&e, false)?;
-            if !pretty {
-                self.buf.push(')');
-            }
-        } else if j.jointype != pb::JoinType::JoinInner as i32 {
-            self.buf.push_str(" ON TRUE");
-        }
-        if !pretty {
+            lcols.into_iter().chain(rcols).collect()
+        };
+        if paren {
             self.buf.push(')');
         }
-        Ok(())
+        match &j.alias {
+            Some(a) => self.join_alias(a, cols, names, rtes_before, merged_before),
+            None => Ok(cols),
+        }
     }
 
-    /// JOIN USING: an unqualified USING column names the left input's
-    /// column (the right's for RIGHT JOIN), which is what ruleutils
-    /// prints for the join's merged column.
+    /// `(a JOIN b ...) j[(cols)]`: the join becomes an entry of its own,
+    /// hiding its inputs' entries from references outside it.
+    fn join_alias(
+        &mut self,
+        alias: &pb::Alias,
+        cols: Vec<(String, E)>,
+        names: &mut Vec<String>,
+        rtes_before: usize,
+        merged_before: usize,
+    ) -> R<Vec<(String, E)>> {
+        let name = names.pop().ok_or(Unsupported)?;
+        self.buf.push(' ');
+        self.buf.push_str(&quote_identifier(&name));
+        let aliases = string_list(&alias.colnames)?;
+        let cols: Vec<Col> = rename(
+            cols.into_iter()
+                .map(|(n, e)| Col {
+                    name: n,
+                    ty: e.ty(),
+                })
+                .collect(),
+            &aliases,
+        )?;
+        if !aliases.is_empty() {
+            self.alias_list(&cols);
+        }
+        let level = self.level();
+        for r in &mut level.rtes[rtes_before..] {
+            r.hidden = true;
+        }
+        level.merged.truncate(merged_before);
+        self.add_rte(name, &alias.aliasname, cols);
+        let r = self
+            .levels
+            .last()
+            .and_then(|l| l.rtes.last())
+            .ok_or(Unsupported)?;
+        Ok((0..r.cols.len())
+            .map(|c| (r.cols[c].name.clone(), var(r, c)))
+            .collect())
+    }
+
+    /// JOIN USING (and NATURAL): the merged columns first, then each
+    /// side's others. A merged column is the side PostgreSQL's
+    /// buildMergedJoinVar keeps uncoerced (INNER prefers the left, LEFT
+    /// takes the left, RIGHT the right); FULL JOIN's is the join's own
+    /// column, printed by its name alone.
     fn merge_using(
         &mut self,
         using: &[String],
-        left: usize,
-        right: usize,
-        take_right: bool,
-    ) -> R<()> {
-        let level = self.levels.last_mut().ok_or(Unsupported)?;
-        for u in using {
-            let find = |range: std::ops::Range<usize>| -> R<(usize, usize)> {
-                let mut found = None;
-                for i in range {
-                    let r = &level.rtes[i];
-                    if let Some(c) = r.cols.iter().position(|c| &c.name == u) {
-                        if found.is_some() {
-                            return Err(Unsupported);
-                        }
-                        found = Some((i, c));
-                    }
-                }
-                found.ok_or(Unsupported)
-            };
-            let merged = level.merged.iter().any(|m| &m.0 == u);
-            if merged {
+        lcols: Vec<(String, E)>,
+        rcols: Vec<(String, E)>,
+        jointype: i32,
+    ) -> R<Vec<(String, E)>> {
+        let find = |cols: &[(String, E)], u: &String| -> R<E> {
+            let mut hits = cols.iter().filter(|(n, _)| n == u);
+            let first = hits.next().ok_or(Unsupported)?;
+            if hits.next().is_some() {
                 return Err(Unsupported);
             }
-            let l = find(left..right)?;
-            let r = find(right..level.rtes.len())?;
-            let (i, c) = if take_right { r } else { l };
-            level.merged.push((u.clone(), i, c));
+            Ok(first.1.clone())
+        };
+        let mut merged = Vec::with_capacity(using.len());
+        for u in using {
+            let (l, r) = (find(&lcols, u)?, find(&rcols, u)?);
+            let (lt, rt) = (l.ty().ok_or(Unsupported)?, r.ty().ok_or(Unsupported)?);
+            let common = super::expr::common_type(lt, rt)?;
+            let (l_plain, r_plain) = (
+                super::expr::same_type(lt, common),
+                super::expr::same_type(rt, common),
+            );
+            let e = match jointype {
+                x if x == pb::JoinType::JoinInner as i32 && l_plain => l,
+                x if x == pb::JoinType::JoinInner as i32 && r_plain => r,
+                x if x == pb::JoinType::JoinLeft as i32 && l_plain => l,
+                x if x == pb::JoinType::JoinRight as i32 && r_plain => r,
+                x if x == pb::JoinType::JoinFull as i32 => E::Var {
+                    rte: String::new(),
+                    col: u.clone(),
+                    ty: Some(common),
+                },
+                _ => return Err(Unsupported),
+            };
+            self.level().merged.push((u.clone(), e.clone()));
+            merged.push((u.clone(), e));
         }
-        Ok(())
+        let others = |cols: Vec<(String, E)>| {
+            cols.into_iter()
+                .filter(|(n, _)| !using.contains(n))
+                .collect::<Vec<_>>()
+        };
+        Ok(merged
+            .into_iter()
+            .chain(others(lcols))
+            .chain(others(rcols))
+            .collect())
     }
 
     fn add_rte(&mut self, name: String, refname: &str, cols: Vec<Col>) {
@@ -399,6 +492,7 @@ impl Deparser<'_> {
             name,
             refname: refname.to_string(),
             cols,
+            hidden: false,
         });
     }
 

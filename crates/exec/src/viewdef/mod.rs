@@ -111,14 +111,18 @@ struct Rte {
     /// name), which qualified references match.
     refname: String,
     cols: Vec<Col>,
+    /// Inside an aliased join: not visible to references.
+    hidden: bool,
 }
 
 /// The range tables of one query level, outermost first in `Deparser`.
 #[derive(Default)]
 struct Level {
     rtes: Vec<Rte>,
-    /// USING columns of joins: unqualified name -> (rte index, column).
-    merged: Vec<(String, usize, usize)>,
+    /// USING columns of joins: unqualified name -> what it stands for.
+    merged: Vec<(String, E)>,
+    /// Each top-level FROM item's columns, in order (`*`).
+    items: Vec<Vec<(String, E)>>,
     ctes: Vec<(String, Vec<Col>)>,
     /// The FROM entries' names, chosen when the level opens.
     names: Option<Vec<String>>,
@@ -364,17 +368,23 @@ impl<'a> Deparser<'a> {
         if rparen {
             self.keyword(")", 0, 0, 0);
         }
-        // Branch types must agree: a set operation that coerces a branch
-        // shows casts this module does not place.
-        let same = rcols.len() == cols.len()
-            && cols
-                .iter()
-                .zip(&rcols)
-                .all(|(a, b)| a.ty.is_some() && a.ty == b.ty);
-        if !same {
+        // The branches print as they are (PostgreSQL coerces them above
+        // the branch queries); their types must meet in a common one.
+        if rcols.len() != cols.len() {
             return Err(Unsupported);
         }
-        Ok(cols)
+        cols.into_iter()
+            .zip(rcols)
+            .map(|(a, b)| {
+                let (Some(x), Some(y)) = (a.ty, b.ty) else {
+                    return Err(Unsupported);
+                };
+                Ok(Col {
+                    name: a.name,
+                    ty: Some(expr::common_type(x, y)?),
+                })
+            })
+            .collect()
     }
 
     /// get_basic_select_query.
