@@ -265,6 +265,7 @@ regress!(
     array_literal_syntax,
     drop_index_concurrently,
     text_search,
+    view_definitions,
     text_search_headline,
     constraint_using_index,
     column_storage,

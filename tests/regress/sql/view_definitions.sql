@@ -1,0 +1,146 @@
+-- A view's definition as PostgreSQL's deparser prints it: pg_get_viewdef
+-- (by OID and by name, plain, pretty and with a wrap column),
+-- pg_views.definition, information_schema.views.view_definition and
+-- psql's \d+. Columns are qualified, `*` is expanded, literals carry the
+-- types the parser gave them, implicit casts show, and clauses sit on
+-- their own lines.
+create table ix (a int, b text, c varchar(10), d char(3), n numeric, f float8, g int8, dt date);
+create table iy (a int, e text);
+
+-- Target list, WHERE, ORDER BY; the pretty form drops parentheses.
+create view v_basic as select a, b from ix where a > 1 order by b;
+select pg_get_viewdef('v_basic'::regclass);
+select pg_get_viewdef('v_basic'::regclass, true);
+select pg_get_viewdef('v_basic');
+select definition from pg_views where viewname = 'v_basic';
+select view_definition from information_schema.views where table_name = 'v_basic';
+\d+ v_basic
+
+-- `*` is expanded; aliases print only where the name changes.
+create view v_star as select * from ix;
+select pg_get_viewdef('v_star');
+create view v_alias (x, y) as select a, b as bee from ix;
+select pg_get_viewdef('v_alias');
+
+-- Constants with the parser's types; implicit casts on operands.
+create view v_consts as
+  select 42 as i, 42.5 as num, 'foo' as t, null as n, true as bo,
+         -1 as neg, 5::bigint as big, 'x'::unknown as u
+  from ix;
+select pg_get_viewdef('v_consts');
+create view v_casts as
+  select a + 1 as p, -a as m, a * 2 + 1 as q, (a + 1) * 2 as r, a::text as at,
+         cast(n as int) as ni
+  from ix
+  where c = 'z' and d = 'k' and n > 1 and a > 1.5 and f < 2 and g = a;
+select pg_get_viewdef('v_casts');
+select pg_get_viewdef('v_casts', true);
+
+-- IN lists, BETWEEN, LIKE, IS NULL, NOT, boolean operators.
+create view v_preds as
+  select a from ix
+  where (a in (1, 2, 3) or b in ('p', 'q') or a not in (7, 8))
+    and a between 1 and 5 and a not between 8 and 9
+    and b like 'x%' and b not like 'y%' and b ilike 'Z%'
+    and (b is null or c is not null) and not (a = 4);
+select pg_get_viewdef('v_preds');
+select pg_get_viewdef('v_preds', true);
+
+-- CASE, COALESCE, functions.
+create view v_case as
+  select case when a > 1 then 'big' when a = 1 then 'one' else 'small' end as size,
+         case a when 1 then 'one' end as named,
+         coalesce(b, 'none') as cb,
+         upper(b) as ub, length(b) as lb, lower(c) as lc, abs(a) as aa
+  from ix;
+select pg_get_viewdef('v_case');
+select pg_get_viewdef('v_case', true);
+
+-- Aggregates (FILTER, ORDER BY, DISTINCT), GROUP BY, HAVING.
+create view v_agg as
+  select b, count(*), count(distinct a) as da, sum(a) filter (where a > 1) as s,
+         string_agg(b, ',' order by b) as sa, avg(n) as an, max(dt) as md
+  from ix group by b having count(*) > 1;
+select pg_get_viewdef('v_agg');
+select pg_get_viewdef('v_agg', true);
+
+-- Window functions: inline and named windows, frames.
+create view v_window as
+  select a, row_number() over (partition by b order by a desc) as rn,
+         sum(a) over (order by a rows between 1 preceding and 1 following) as s,
+         rank() over w as r, lag(a) over w as la
+  from ix window w as (partition by b order by a);
+select pg_get_viewdef('v_window');
+select pg_get_viewdef('v_window', true);
+
+-- Joins: ON, LEFT, CROSS, USING, NATURAL, nested and aliased joins.
+create view v_join as
+  select x.a, y.e from ix x join iy y on x.a = y.a left join iy z on z.a = x.a;
+select pg_get_viewdef('v_join');
+select pg_get_viewdef('v_join', true);
+create view v_using as select * from ix join iy using (a);
+select pg_get_viewdef('v_using', true);
+create view v_natural as select * from ix natural left join iy;
+select pg_get_viewdef('v_natural', true);
+create view v_cross as select ix.a, iy.e from ix cross join iy;
+select pg_get_viewdef('v_cross', true);
+create view v_aliased_join as select * from (ix join iy using (a)) j;
+select pg_get_viewdef('v_aliased_join', true);
+create view v_comma as select ix.a, iy.e from ix, iy where ix.a = iy.a;
+select pg_get_viewdef('v_comma', true);
+
+-- Subqueries in FROM and in expressions; a name reused inside a subquery
+-- gets a suffix.
+create view v_sub as
+  select s.a, s.total from (select a, sum(a) as total from ix group by a) s
+  where exists (select 1 from iy where iy.a = s.a)
+    and s.a in (select a from iy)
+    and s.total > (select min(a) from ix);
+select pg_get_viewdef('v_sub');
+select pg_get_viewdef('v_sub', true);
+create view v_rename as select a from ix where a in (select a from ix where b = 'q');
+select pg_get_viewdef('v_rename', true);
+
+-- Set operations.
+create view v_union as
+  select a from ix union select a from iy union all select 3 order by 1;
+select pg_get_viewdef('v_union');
+create view v_except as select a from ix except select a from iy intersect select 5;
+select pg_get_viewdef('v_except', true);
+
+-- WITH, WITH RECURSIVE, VALUES.
+create view v_with as with q as (select a, b from ix) select * from q where q.a > 0;
+select pg_get_viewdef('v_with');
+create view v_recursive as
+  with recursive t(n) as (values (1) union all select n + 1 from t where n < 100)
+  select sum(n) from t;
+\d+ v_recursive
+create view v_values as values (1, 'one'), (2, 'two');
+select pg_get_viewdef('v_values');
+
+-- LIMIT, OFFSET, FETCH FIRST ... WITH TIES, DISTINCT, DISTINCT ON.
+create view v_limit as select a from ix order by a limit 5 offset 10;
+select pg_get_viewdef('v_limit', true);
+create view v_ties as select a from ix order by a fetch first 5 rows with ties;
+select pg_get_viewdef('v_ties', true);
+create view v_distinct as select distinct b from ix;
+select pg_get_viewdef('v_distinct', true);
+create view v_distinct_on as select distinct on (b) b, a from ix order by b, a desc nulls last;
+select pg_get_viewdef('v_distinct_on', true);
+
+-- A function in FROM gets its column alias list.
+create view v_series as
+  select i, sum(i) over (order by i) as s from generate_series(1, 10) i;
+select pg_get_viewdef('v_series', true);
+
+-- The wrap-column form joins target entries while they fit.
+select pg_get_viewdef('v_star'::regclass, 40);
+select pg_get_viewdef('v_comma'::regclass, 80);
+
+-- A view over a view, and a view in another schema.
+create view v_over as select a from v_basic where b <> 'z';
+select pg_get_viewdef('v_over', true);
+create schema vs;
+create table vs.t (k int);
+create view vs.v as select k from vs.t;
+select pg_get_viewdef('vs.v', true);
