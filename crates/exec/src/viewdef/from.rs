@@ -186,14 +186,21 @@ impl Deparser<'_> {
     }
 
     /// A table or view: its printed name (qualified only when the
-    /// search path would not find it) and columns.
+    /// search path would not find it) and columns. The stored text names
+    /// a relation outside `public` with its schema; an unqualified name
+    /// is the session's TEMP relation or `public`'s, as the view is
+    /// planned.
     fn catalog_relation(&self, rv: &pb::RangeVar) -> R<(String, Vec<Col>)> {
-        let full = if rv.schemaname.is_empty() {
-            rv.relname.clone()
+        let visible = self.c.relation(&rv.relname);
+        let found = if !rv.schemaname.is_empty() {
+            self.c
+                .relation(&format!("{}.{}", rv.schemaname, rv.relname))
+        } else if is_temp(visible.as_ref()) {
+            visible.clone()
         } else {
-            format!("{}.{}", rv.schemaname, rv.relname)
+            self.c.relation(&format!("public.{}", rv.relname))
         };
-        let (oid, cols) = match self.c.relation(&full) {
+        let (oid, cols) = match found {
             Some(Relation::Table(t)) => (
                 t.oid,
                 t.columns
@@ -201,7 +208,9 @@ impl Deparser<'_> {
                     .filter(|c| !c.dropped)
                     .map(|c| Col {
                         name: c.name.clone(),
-                        ty: Some(c.ty),
+                        // A domain column's comparisons show casts to its
+                        // base type this module does not place.
+                        ty: c.domain.is_none().then_some(c.ty),
                     })
                     .collect(),
             ),
@@ -217,17 +226,22 @@ impl Deparser<'_> {
             ),
             _ => return Err(Unsupported),
         };
-        let visible = match self.c.relation(&rv.relname) {
+        let same = match visible {
             Some(Relation::Table(t)) => t.oid == oid,
             Some(Relation::View(v)) => v.oid == oid,
             _ => false,
         };
-        let printed = if visible || rv.schemaname.is_empty() {
+        let schema = if rv.schemaname.is_empty() {
+            "public"
+        } else {
+            rv.schemaname.as_str()
+        };
+        let printed = if same {
             quote_identifier(&rv.relname)
         } else {
             format!(
                 "{}.{}",
-                quote_identifier(&rv.schemaname),
+                quote_identifier(schema),
                 quote_identifier(&rv.relname)
             )
         };
@@ -500,6 +514,15 @@ impl Deparser<'_> {
     fn alias_list(&mut self, cols: &[Col]) {
         let names: Vec<String> = cols.iter().map(|c| quote_identifier(&c.name)).collect();
         self.buf.push_str(&format!("({})", names.join(", ")));
+    }
+}
+
+/// Whether a relation is a TEMP table or view.
+fn is_temp(r: Option<&Relation>) -> bool {
+    match r {
+        Some(Relation::Table(t)) => t.persistence == nestor_catalog::Persistence::Temporary,
+        Some(Relation::View(v)) => v.temporary,
+        _ => false,
     }
 }
 
