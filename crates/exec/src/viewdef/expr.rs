@@ -1646,6 +1646,9 @@ impl Deparser<'_> {
             None => v.to_string(),
         };
         let v = normalized.as_str();
+        if v.contains('\\') {
+            return Err(Unsupported);
+        }
         let label = match ty {
             Some(DataType::Int4) if !v.starts_with('-') => {
                 self.buf.push_str(v);
@@ -1891,8 +1894,9 @@ impl Deparser<'_> {
     }
 }
 
-/// simple_quote_literal: `'...'` with quotes doubled (backslashes too,
-/// as an E'' literal would need; standard_conforming_strings is on).
+/// simple_quote_literal: `'...'` with quotes doubled. (A backslash would
+/// be doubled under standard_conforming_strings = off: `constant` leaves
+/// such literals to the stored text.)
 fn quote_literal(v: &str) -> String {
     format!("'{}'", v.replace('\'', "''"))
 }

@@ -24,14 +24,22 @@
 //! - parentheses: every operator parenthesized, unless `pretty` asks for
 //!   PRETTY_PAREN (isSimpleNode's rules).
 //!
-//! What it leaves out: anything it cannot type or does not know (SQL-syntax
-//! functions such as EXTRACT, FULL JOIN USING, NATURAL joins, unknown
-//! functions given untyped literals, row comparisons, VALUES in FROM, ...)
-//! makes `definition` return None and the caller keeps the stored text, so
-//! an unusual view shows its query as written rather than a guess. Literals
-//! of date/time and other types print as written, not re-normalized.
+//! - joins: `JOIN ... ON`, `LEFT JOIN`, `CROSS JOIN`, USING and NATURAL
+//!   joins with their merged columns (buildMergedJoinVar's choice of
+//!   side), aliased joins; subqueries in FROM and in expressions; set
+//!   operations, WITH [RECURSIVE], VALUES; aggregates with DISTINCT,
+//!   ORDER BY and FILTER; window functions, named windows and frames.
+//!
+//! What it leaves out: anything it cannot type or does not know
+//! (SQL-syntax functions such as EXTRACT or SUBSTRING ... FROM, functions
+//! outside its table of built-ins, row comparisons and whole-row
+//! references, `JOIN ... USING (...) AS`, SEARCH/CYCLE, domain columns,
+//! a `*` that now expands to more columns than the view has) makes
+//! `definition` return None and the caller shows the stored text, so an
+//! unusual view shows its query as written rather than a guess.
 //! Work is bounded: the text is at most `SOURCE_BYTES_MAX` and the
-//! deparser gives up after `STEPS_MAX` nodes.
+//! deparser gives up after `STEPS_MAX` nodes (a subquery in an
+//! expression is rendered twice: once to learn its type).
 
 mod expr;
 mod from;
