@@ -237,7 +237,7 @@ impl Deparser<'_> {
             }
             let expr = self.analyze(val)?;
             let name = if rt.name.is_empty() {
-                figure_colname(val, &expr)
+                figure_colname(val)
             } else {
                 rt.name.clone()
             };
@@ -294,7 +294,7 @@ impl Deparser<'_> {
             }
             Some(N::ColumnRef(cr)) if cr.fields.len() == 1 => {
                 let name = string_list(&cr.fields)?.remove(0);
-                let input = self.resolve_column(&[name.clone()]).is_ok();
+                let input = self.resolve_column(std::slice::from_ref(&name)).is_ok();
                 let by_name: Vec<&Target> = targets.iter().filter(|t| t.name == name).collect();
                 if (!group || !input) && !by_name.is_empty() {
                     if by_name.len() > 1 {
@@ -859,9 +859,9 @@ fn normalize_literal(text: &str, ty: DataType, eval: &EvalCtx) -> R<String> {
         DataType::Text | DataType::Varchar(None) | DataType::Char(None) | DataType::Name => {
             Ok(text.to_string())
         }
-        DataType::Char(_) | DataType::Varchar(Some(_)) | DataType::Numeric(Some(_)) => {
-            Err(Unsupported)
-        }
+        // An explicit cast to varchar(n) truncates.
+        DataType::Varchar(Some(n)) => Ok(text.chars().take(n as usize).collect()),
+        DataType::Char(_) | DataType::Numeric(Some(_)) => Err(Unsupported),
         // Dates, intervals and the rest: the value's output text, as the
         // constant PostgreSQL stored prints under the session's styles.
         _ => nestor_types::text::parse_text(ty, text, eval)
@@ -935,9 +935,8 @@ pub(super) fn common_type(a: DataType, b: DataType) -> R<DataType> {
 /// `castcontext = 'i'` among the common types).
 fn implicit_castable(from: DataType, to: DataType) -> bool {
     use DataType::*;
-    match (rank(from), rank(to)) {
-        (Some(a), Some(b)) => return a < b,
-        _ => {}
+    if let (Some(a), Some(b)) = (rank(from), rank(to)) {
+        return a < b;
     }
     matches!(
         (from, to),
@@ -1185,8 +1184,11 @@ pub(super) fn unify(items: Vec<E>) -> R<(Vec<E>, DataType)> {
             },
         });
     }
+    // Literals take the common type without a modifier
+    // (coerce_to_common_type uses typmod -1): `'x'::character varying`.
     let ty = match ty {
-        Some(DataType::Varchar(_)) | Some(DataType::Char(_)) => return Err(Unsupported),
+        Some(DataType::Varchar(_)) => DataType::Varchar(None),
+        Some(DataType::Char(_)) => DataType::Char(None),
         Some(t) => t,
         None => DataType::Text,
     };
@@ -1346,7 +1348,7 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
 }
 
 /// FigureColname: the name the parser gives an output column.
-fn figure_colname(n: &pb::Node, e: &E) -> String {
+fn figure_colname(n: &pb::Node) -> String {
     match n.node.as_ref() {
         Some(N::ColumnRef(cr)) => string_list(&cr.fields)
             .ok()
@@ -1360,17 +1362,13 @@ fn figure_colname(n: &pb::Node, e: &E) -> String {
             let inner = tc
                 .arg
                 .as_deref()
-                .map(|a| figure_colname(a, e))
+                .map(figure_colname)
                 .filter(|s| s != "?column?");
             inner.unwrap_or_else(|| {
                 tc.type_name
                     .as_ref()
                     .and_then(|t| string_list(&t.names).ok())
                     .and_then(|mut v| v.pop())
-                    .map(|s| match s.as_str() {
-                        "int4" => "int4".to_string(),
-                        _ => s,
-                    })
                     .unwrap_or_else(|| "?column?".into())
             })
         }

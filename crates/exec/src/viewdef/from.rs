@@ -22,7 +22,7 @@ pub(super) struct From {
 impl Deparser<'_> {
     /// Analyze and render the FROM items, adding their entries to the
     /// current level (and each item's columns, which `*` expands to).
-    pub(super) fn from_items(&mut self, items: &[pb::Node]) -> R<From> {
+    pub(super) fn read_from(&mut self, items: &[pb::Node]) -> R<From> {
         let mut names = match self.level().names.take() {
             Some(n) => n,
             None => self.level_names(items)?,
@@ -41,7 +41,7 @@ impl Deparser<'_> {
 
     /// get_from_clause: the first item after ` FROM `, the others after
     /// `, ` (on a new line when the wrap column is passed).
-    pub(super) fn from_clause(&mut self, from: &From) -> R<()> {
+    pub(super) fn print_from(&mut self, from: &From) -> R<()> {
         for (i, item) in from.items.iter().enumerate() {
             if i == 0 {
                 self.keyword(" FROM ", -INDENT_STD, INDENT_STD, 2);

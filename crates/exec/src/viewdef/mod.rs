@@ -409,7 +409,7 @@ impl<'a> Deparser<'a> {
             return Ok((cols, Vec::new()));
         }
         // FROM first: the target list and WHERE bind to its range table.
-        let from = self.from_items(&sel.from_clause)?;
+        let from = self.read_from(&sel.from_clause)?;
         self.window_clause(&sel.window_clause)?;
         let targets = self.targets(&sel.target_list)?;
         self.buf.push_str("SELECT");
@@ -417,7 +417,7 @@ impl<'a> Deparser<'a> {
             self.distinct(&sel.distinct_clause, &targets)?;
         }
         let cols = self.target_list(&targets, result, names_visible)?;
-        self.from_clause(&from)?;
+        self.print_from(&from)?;
         if let Some(w) = sel.where_clause.as_deref() {
             let e = self.analyze(w)?;
             self.keyword(" WHERE ", -INDENT_STD, INDENT_STD, 1);
