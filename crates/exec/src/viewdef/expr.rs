@@ -97,6 +97,28 @@ pub(super) enum E {
         args: Vec<E>,
         ty: Option<DataType>,
     },
+    /// NULLIF, GREATEST, LEAST: `NAME(args)`.
+    Keyword {
+        name: &'static str,
+        args: Vec<E>,
+        ty: Option<DataType>,
+    },
+    /// CURRENT_DATE and the other SQL value functions.
+    SqlValue {
+        text: &'static str,
+        ty: Option<DataType>,
+    },
+    /// `a IS DISTINCT FROM b` (NOT DISTINCT is NOT over it).
+    Distinct {
+        args: Vec<E>,
+    },
+    /// A function PostgreSQL prints in its SQL syntax (get_func_sql_syntax):
+    /// EXTRACT, SUBSTRING, POSITION, TRIM.
+    SqlFunc {
+        form: SqlForm,
+        args: Vec<E>,
+        ty: Option<DataType>,
+    },
     /// A subquery in an expression: printed where it stands (its text
     /// depends on the indentation there).
     SubLink {
@@ -105,6 +127,14 @@ pub(super) enum E {
         query: Box<pb::SelectStmt>,
         ty: Option<DataType>,
     },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum SqlForm {
+    Extract(String),
+    Substring,
+    Position,
+    Trim(&'static str),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -152,11 +182,16 @@ impl E {
             | E::Case { ty, .. }
             | E::Array { ty, .. }
             | E::Coalesce { ty, .. }
+            | E::Keyword { ty, .. }
+            | E::SqlValue { ty, .. }
+            | E::SqlFunc { ty, .. }
             | E::SubLink { ty, .. } => *ty,
             E::Cast { ty, .. } => Some(*ty),
-            E::Bool { .. } | E::NullTest { .. } | E::BoolTest { .. } | E::AnyAll { .. } => {
-                Some(DataType::Bool)
-            }
+            E::Bool { .. }
+            | E::NullTest { .. }
+            | E::BoolTest { .. }
+            | E::AnyAll { .. }
+            | E::Distinct { .. } => Some(DataType::Bool),
         }
     }
 
@@ -375,6 +410,25 @@ impl Deparser<'_> {
                 Ok(E::Array { elems, ty })
             }
             N::SubLink(s) => self.sublink(s),
+            N::MinMaxExpr(m) => {
+                let name = match pb::MinMaxOp::try_from(m.op) {
+                    Ok(pb::MinMaxOp::IsGreatest) => "GREATEST",
+                    Ok(pb::MinMaxOp::IsLeast) => "LEAST",
+                    _ => return Err(Unsupported),
+                };
+                let args = m
+                    .args
+                    .iter()
+                    .map(|a| self.analyze_inner(a))
+                    .collect::<R<Vec<E>>>()?;
+                let (args, ty) = unify(args)?;
+                Ok(E::Keyword {
+                    name,
+                    args,
+                    ty: Some(ty),
+                })
+            }
+            N::SqlvalueFunction(f) => sql_value(f.op),
             _ => Err(Unsupported),
         }
     }
@@ -469,6 +523,31 @@ impl Deparser<'_> {
                 }
             }
             pb::AExprKind::AexprIn => self.in_list(&op, left.ok_or(Unsupported)?, right),
+            pb::AExprKind::AexprNullif
+            | pb::AExprKind::AexprDistinct
+            | pb::AExprKind::AexprNotDistinct => {
+                let l = self.analyze_inner(left.ok_or(Unsupported)?)?;
+                let r = self.analyze_inner(right)?;
+                // The operands meet as `=` makes them meet.
+                let E::Op { args, .. } = binary("=", l, r)? else {
+                    return Err(Unsupported);
+                };
+                match kind {
+                    pb::AExprKind::AexprNullif => {
+                        let ty = args.first().and_then(E::ty);
+                        Ok(E::Keyword {
+                            name: "NULLIF",
+                            args,
+                            ty,
+                        })
+                    }
+                    pb::AExprKind::AexprDistinct => Ok(E::Distinct { args }),
+                    _ => Ok(E::Bool {
+                        op: BoolOp::Not,
+                        args: vec![E::Distinct { args }],
+                    }),
+                }
+            }
             pb::AExprKind::AexprBetween | pb::AExprKind::AexprNotBetween => {
                 let Some(N::List(bounds)) = right.node.as_ref() else {
                     return Err(Unsupported);
@@ -649,6 +728,9 @@ impl Deparser<'_> {
     }
 
     fn func_call(&mut self, f: &pb::FuncCall) -> R<E> {
+        if f.funcformat == pb::CoercionForm::CoerceSqlSyntax as i32 {
+            return self.sql_syntax_call(f);
+        }
         if f.func_variadic
             || f.agg_within_group
             || f.funcformat != pb::CoercionForm::CoerceExplicitCall as i32
@@ -707,6 +789,75 @@ impl Deparser<'_> {
             agg,
             over,
         })
+    }
+
+    /// EXTRACT, SUBSTRING ... FROM ... FOR, POSITION ... IN, TRIM: the
+    /// functions written in SQL syntax that PostgreSQL prints back so.
+    fn sql_syntax_call(&mut self, f: &pb::FuncCall) -> R<E> {
+        if f.over.is_some() || f.agg_filter.is_some() || !f.agg_order.is_empty() {
+            return Err(Unsupported);
+        }
+        let name = match string_list(&f.funcname)?.as_slice() {
+            [schema, n] if schema == "pg_catalog" => n.clone(),
+            _ => return Err(Unsupported),
+        };
+        let args = f
+            .args
+            .iter()
+            .map(|a| self.analyze_inner(a))
+            .collect::<R<Vec<E>>>()?;
+        use DataType::*;
+        let types: Vec<Option<DataType>> = args.iter().map(E::ty).collect();
+        let (form, args, ty) = match (name.as_str(), args.len()) {
+            ("extract", 2) => {
+                let mut it = args.into_iter();
+                let Some(E::Const {
+                    text: Some(field),
+                    ty: None,
+                }) = it.next()
+                else {
+                    return Err(Unsupported);
+                };
+                let src = it.next().ok_or(Unsupported)?;
+                let ok = matches!(
+                    src.ty(),
+                    Some(Date | Timestamp(_) | TimestampTz(_) | Time(_) | Interval(_))
+                );
+                if !ok || !field.chars().all(|c| c.is_ascii_alphabetic()) {
+                    return Err(Unsupported);
+                }
+                (
+                    SqlForm::Extract(field.to_ascii_lowercase()),
+                    vec![src],
+                    Some(Numeric(None)),
+                )
+            }
+            ("substring", 2 | 3) if matches!(types.get(1), Some(Some(Int4)) | Some(None)) => {
+                let mut it = args.into_iter();
+                let s = to_text(it.next().ok_or(Unsupported)?)?;
+                let rest = it.map(|a| coerce(a, Int4)).collect::<R<Vec<E>>>()?;
+                (
+                    SqlForm::Substring,
+                    std::iter::once(s).chain(rest).collect(),
+                    Some(Text),
+                )
+            }
+            ("position", 2) => {
+                let args = args.into_iter().map(to_text).collect::<R<Vec<E>>>()?;
+                (SqlForm::Position, args, Some(Int4))
+            }
+            ("btrim" | "ltrim" | "rtrim", 1 | 2) => {
+                let side = match name.as_str() {
+                    "btrim" => "BOTH",
+                    "ltrim" => "LEADING",
+                    _ => "TRAILING",
+                };
+                let args = args.into_iter().map(to_text).collect::<R<Vec<E>>>()?;
+                (SqlForm::Trim(side), args, Some(Text))
+            }
+            _ => return Err(Unsupported),
+        };
+        Ok(E::SqlFunc { form, args, ty })
     }
 
     fn window(&mut self, w: &pb::WindowDef) -> R<Over> {
@@ -776,6 +927,26 @@ impl Deparser<'_> {
             end,
         })
     }
+}
+
+/// CURRENT_DATE and friends: their keyword and type.
+fn sql_value(op: i32) -> R<E> {
+    use pb::SqlValueFunctionOp as F;
+    let (text, ty) = match F::try_from(op).map_err(|_| Unsupported)? {
+        F::SvfopCurrentDate => ("CURRENT_DATE", DataType::Date),
+        F::SvfopCurrentTime => ("CURRENT_TIME", DataType::TimeTz(None)),
+        F::SvfopCurrentTimestamp => ("CURRENT_TIMESTAMP", DataType::TimestampTz(None)),
+        F::SvfopLocaltime => ("LOCALTIME", DataType::Time(None)),
+        F::SvfopLocaltimestamp => ("LOCALTIMESTAMP", DataType::Timestamp(None)),
+        F::SvfopCurrentRole => ("CURRENT_ROLE", DataType::Name),
+        F::SvfopCurrentUser => ("CURRENT_USER", DataType::Name),
+        F::SvfopUser => ("USER", DataType::Name),
+        F::SvfopSessionUser => ("SESSION_USER", DataType::Name),
+        F::SvfopCurrentCatalog => ("CURRENT_CATALOG", DataType::Name),
+        F::SvfopCurrentSchema => ("CURRENT_SCHEMA", DataType::Name),
+        _ => return Err(Unsupported),
+    };
+    Ok(E::SqlValue { text, ty: Some(ty) })
 }
 
 /// A column of an entry as a Var.
@@ -1330,6 +1501,25 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
             ))
         }
         ("now", 0) => Ok((args, Some(TimestampTz(None)))),
+        ("date_trunc", 2) if matches!(types.get(1), Some(Some(Timestamp(_) | TimestampTz(_)))) => {
+            let ty = types[1];
+            let mut it = args.into_iter();
+            let unit = coerce(it.next().ok_or(Unsupported)?, Text)?;
+            Ok((vec![unit, it.next().ok_or(Unsupported)?], ty))
+        }
+        ("to_char", 2)
+            if matches!(
+                first,
+                Some(Timestamp(_) | TimestampTz(_) | Numeric(_) | Int4 | Int8 | Float8)
+            ) =>
+        {
+            let mut it = args.into_iter();
+            let v = it.next().ok_or(Unsupported)?;
+            let fmt = coerce(it.next().ok_or(Unsupported)?, Text)?;
+            Ok((vec![v, fmt], Some(Text)))
+        }
+        // concat takes "any": its literals stay unknown (printed bare).
+        ("concat", 1..) => Ok((args, Some(Text))),
         ("random", 0) => Ok((args, Some(Float8))),
         ("generate_series", 2 | 3) if types.iter().all(|t| matches!(t, Some(Int4))) => {
             Ok((args, Some(Int4)))
@@ -1373,6 +1563,24 @@ fn figure_colname(n: &pb::Node) -> String {
             })
         }
         Some(N::CaseExpr(_)) => "case".into(),
+        Some(N::MinMaxExpr(m)) => match pb::MinMaxOp::try_from(m.op) {
+            Ok(pb::MinMaxOp::IsGreatest) => "greatest".into(),
+            _ => "least".into(),
+        },
+        Some(N::AExpr(a)) if a.kind == pb::AExprKind::AexprNullif as i32 => "nullif".into(),
+        Some(N::SqlvalueFunction(f)) => match pb::SqlValueFunctionOp::try_from(f.op) {
+            Ok(pb::SqlValueFunctionOp::SvfopCurrentDate) => "current_date".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopCurrentTime) => "current_time".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopCurrentTimestamp) => "current_timestamp".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopLocaltime) => "localtime".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopLocaltimestamp) => "localtimestamp".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopCurrentRole) => "current_role".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopCurrentUser) => "current_user".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopUser) => "user".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopSessionUser) => "session_user".into(),
+            Ok(pb::SqlValueFunctionOp::SvfopCurrentCatalog) => "current_catalog".into(),
+            _ => "current_schema".into(),
+        },
         Some(N::CoalesceExpr(_)) => "coalesce".into(),
         Some(N::AArrayExpr(_)) => "array".into(),
         Some(N::SubLink(s)) => match pb::SubLinkType::try_from(s.sub_link_type) {
@@ -1393,7 +1601,7 @@ fn figure_colname(n: &pb::Node) -> String {
 fn separates(parent: &E) -> bool {
     matches!(
         parent,
-        E::Func { .. } | E::Array { .. } | E::Coalesce { .. } | E::Case { .. }
+        E::Func { .. } | E::Array { .. } | E::Coalesce { .. } | E::Case { .. } | E::Keyword { .. }
     )
 }
 
@@ -1410,7 +1618,13 @@ fn simple_op(e: &E) -> Option<char> {
 fn is_simple(node: &E, parent: &E, first: bool) -> bool {
     match node {
         E::Var { .. } | E::Const { .. } => true,
-        E::Func { .. } | E::Array { .. } | E::Coalesce { .. } | E::Case { .. } => true,
+        E::Func { .. }
+        | E::Array { .. }
+        | E::Coalesce { .. }
+        | E::Case { .. }
+        | E::Keyword { .. }
+        | E::SqlValue { .. }
+        | E::SqlFunc { .. } => true,
         E::Cast { arg, kind, .. } => match kind {
             CastKind::Func => true,
             _ => is_simple(arg, node, true),
@@ -1432,9 +1646,11 @@ fn is_simple(node: &E, parent: &E, first: bool) -> bool {
             }
             first
         }
-        E::Op { .. } | E::NullTest { .. } | E::BoolTest { .. } | E::SubLink { .. } => {
-            separates(parent) || matches!(parent, E::Bool { .. })
-        }
+        E::Op { .. }
+        | E::NullTest { .. }
+        | E::BoolTest { .. }
+        | E::SubLink { .. }
+        | E::Distinct { .. } => separates(parent) || matches!(parent, E::Bool { .. }),
         E::Bool { op, .. } => match parent {
             E::Bool { op: pop, .. } => match op {
                 BoolOp::Not | BoolOp::And => matches!(pop, BoolOp::And | BoolOp::Or),
@@ -1583,6 +1799,33 @@ impl Deparser<'_> {
                 }
                 self.buf.push(']');
             }
+            E::Keyword { name, args, .. } => {
+                self.buf.push_str(name);
+                self.buf.push('(');
+                for (i, x) in args.iter().enumerate() {
+                    if i > 0 {
+                        self.buf.push_str(", ");
+                    }
+                    self.expr(x, true)?;
+                }
+                self.buf.push(')');
+            }
+            E::SqlValue { text, .. } => self.buf.push_str(text),
+            E::Distinct { args } => {
+                let [l, r] = args.as_slice() else {
+                    return Err(Unsupported);
+                };
+                if !pretty {
+                    self.buf.push('(');
+                }
+                self.paren_expr(l, e, true, true)?;
+                self.buf.push_str(" IS DISTINCT FROM ");
+                self.paren_expr(r, e, true, false)?;
+                if !pretty {
+                    self.buf.push(')');
+                }
+            }
+            E::SqlFunc { form, args, .. } => self.sql_func(form, args)?,
             E::Coalesce { args, .. } => {
                 self.buf.push_str("COALESCE(");
                 for (i, x) in args.iter().enumerate() {
@@ -1597,6 +1840,44 @@ impl Deparser<'_> {
                 kind, test, query, ..
             } => self.sublink_expr(*kind, test.as_deref(), query)?,
         }
+        Ok(())
+    }
+
+    /// get_func_sql_syntax (its arguments without implicit casts).
+    fn sql_func(&mut self, form: &SqlForm, args: &[E]) -> R<()> {
+        match (form, args) {
+            (SqlForm::Extract(field), [x]) => {
+                self.buf.push_str(&format!("EXTRACT({field} FROM "));
+                self.expr(x, false)?;
+            }
+            (SqlForm::Substring, [s, rest @ ..]) => {
+                self.buf.push_str("SUBSTRING(");
+                self.expr(s, false)?;
+                for (kw, x) in [" FROM ", " FOR "].into_iter().zip(rest) {
+                    self.buf.push_str(kw);
+                    self.expr(x, false)?;
+                }
+            }
+            (SqlForm::Position, [haystack, needle]) => {
+                self.buf.push_str("POSITION((");
+                self.expr(needle, false)?;
+                self.buf.push_str(") IN (");
+                self.expr(haystack, false)?;
+                self.buf.push(')');
+            }
+            (SqlForm::Trim(side), [s, chars @ ..]) => {
+                self.buf.push_str("TRIM(");
+                self.buf.push_str(side);
+                if let Some(c) = chars.first() {
+                    self.buf.push(' ');
+                    self.expr(c, false)?;
+                }
+                self.buf.push_str(" FROM ");
+                self.expr(s, false)?;
+            }
+            _ => return Err(Unsupported),
+        }
+        self.buf.push(')');
         Ok(())
     }
 
