@@ -56,6 +56,18 @@ create view v_case as
 select pg_get_viewdef('v_case');
 select pg_get_viewdef('v_case', true);
 
+-- Functions PostgreSQL prints in SQL syntax or as keywords.
+create view v_syntax as
+  select nullif(a, 0) as na, greatest(a, 1, 2) as g, least(n, 1) as l,
+         current_date as cd, date_trunc('day', dt::timestamp) as dtt,
+         extract(year from dt) as ey, a is distinct from 1 as idf,
+         a is not distinct from 2 as indf, substring(b from 1 for 2) as ss,
+         position('x' in b) as p, trim(b) as tr, trim(leading 'x' from c) as tl,
+         b || 'x' as cat, a::text || b as c2, concat(b, 'x', a) as cc
+  from ix;
+select pg_get_viewdef('v_syntax');
+select pg_get_viewdef('v_syntax', true);
+
 -- Aggregates (FILTER, ORDER BY, DISTINCT), GROUP BY, HAVING.
 create view v_agg as
   select b, count(*), count(distinct a) as da, sum(a) filter (where a > 1) as s,
@@ -144,3 +156,7 @@ create schema vs;
 create table vs.t (k int);
 create view vs.v as select k from vs.t;
 select pg_get_viewdef('vs.v', true);
+
+-- A row comparison is the pairwise comparisons.
+create view v_row as select a from ix where (a, b) = (1, 'x') or (a, n) <> (2, 3);
+select pg_get_viewdef('v_row');

@@ -512,6 +512,9 @@ impl Deparser<'_> {
         let left = a.lexpr.as_deref();
         let right = a.rexpr.as_deref().ok_or(Unsupported)?;
         match kind {
+            pb::AExprKind::AexprOp if is_row(left) || is_row(Some(right)) => {
+                self.row_comparison(&op, left.ok_or(Unsupported)?, right)
+            }
             pb::AExprKind::AexprOp | pb::AExprKind::AexprLike | pb::AExprKind::AexprIlike => {
                 let r = self.analyze_inner(right)?;
                 match left {
@@ -570,6 +573,36 @@ impl Deparser<'_> {
             }
             _ => Err(Unsupported),
         }
+    }
+
+    /// `(a, b) = (1, 2)`: the pairwise comparisons joined by AND (`<>`:
+    /// by OR), as make_row_comparison_op builds them. Ordering
+    /// comparisons (a RowCompareExpr) are not covered.
+    fn row_comparison(&mut self, op: &str, left: &pb::Node, right: &pb::Node) -> R<E> {
+        let items = |d: &mut Self, n: &pb::Node| -> R<Vec<E>> {
+            let Some(N::RowExpr(r)) = n.node.as_ref() else {
+                return Err(Unsupported);
+            };
+            r.args.iter().map(|a| d.analyze_inner(a)).collect()
+        };
+        let (l, r) = (items(self, left)?, items(self, right)?);
+        if l.len() != r.len() || l.is_empty() {
+            return Err(Unsupported);
+        }
+        let bool_op = match op {
+            "=" => BoolOp::And,
+            "<>" => BoolOp::Or,
+            _ => return Err(Unsupported),
+        };
+        let mut args = l
+            .into_iter()
+            .zip(r)
+            .map(|(a, b)| binary(op, a, b))
+            .collect::<R<Vec<E>>>()?;
+        if args.len() == 1 {
+            return args.pop().ok_or(Unsupported);
+        }
+        Ok(E::Bool { op: bool_op, args })
     }
 
     /// `x IN (a, b)`: one comparison for one item, else `x = ANY
@@ -927,6 +960,11 @@ impl Deparser<'_> {
             end,
         })
     }
+}
+
+/// Whether an operand is a row constructor `(a, b)` / `ROW(...)`.
+fn is_row(n: Option<&pb::Node>) -> bool {
+    matches!(n.and_then(|n| n.node.as_ref()), Some(N::RowExpr(_)))
 }
 
 /// CURRENT_DATE and friends: their keyword and type.
