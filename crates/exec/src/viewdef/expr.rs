@@ -482,7 +482,27 @@ impl Deparser<'_> {
         if matches!(ty, DataType::Record(_)) {
             return Err(Unsupported);
         }
-        let arg = self.analyze_inner(tc.arg.as_deref().ok_or(Unsupported)?)?;
+        let arg_node = tc.arg.as_deref().ok_or(Unsupported)?;
+        if let (Some(N::AArrayExpr(a)), DataType::Array(elem)) = (arg_node.node.as_ref(), ty) {
+            // `ARRAY['a', 'b']::text[]`: the element type is pushed down
+            // to the elements (transformArrayExpr), no cast remains.
+            let elems = a
+                .elements
+                .iter()
+                .map(|x| {
+                    let e = self.analyze_inner(x)?;
+                    match e.ty() {
+                        Some(t) if !same_type(t, *elem) => Err(Unsupported),
+                        _ => coerce(e, *elem),
+                    }
+                })
+                .collect::<R<Vec<E>>>()?;
+            return Ok(E::Array {
+                elems,
+                ty: Some(ty),
+            });
+        }
+        let arg = self.analyze_inner(arg_node)?;
         if let E::Const { text, ty: None } = arg {
             // A literal cast is the constant of that type.
             if ty == DataType::Unknown {
@@ -526,6 +546,12 @@ impl Deparser<'_> {
                 }
             }
             pb::AExprKind::AexprIn => self.in_list(&op, left.ok_or(Unsupported)?, right),
+            pb::AExprKind::AexprOpAny | pb::AExprKind::AexprOpAll => {
+                let x = self.analyze_inner(left.ok_or(Unsupported)?)?;
+                let arr = self.analyze_inner(right)?;
+                let all = kind == pb::AExprKind::AexprOpAll;
+                any_all(&op, all, x, arr)
+            }
             pb::AExprKind::AexprNullif
             | pb::AExprKind::AexprDistinct
             | pb::AExprKind::AexprNotDistinct => {
@@ -962,6 +988,34 @@ impl Deparser<'_> {
     }
 }
 
+/// `x op ANY|ALL (array)`: the array's elements of x's type (a literal
+/// array takes it), x a literal of the elements' type.
+fn any_all(op: &str, all: bool, x: E, arr: E) -> R<E> {
+    let op = comparison(op).ok_or(Unsupported)?;
+    let (x, arr) = match (x.is_unknown_literal(), arr.is_unknown_literal()) {
+        (_, true) => {
+            let t = x.ty().ok_or(Unsupported)?;
+            let at = t.array_of().ok_or(Unsupported)?;
+            (x, coerce(arr, at)?)
+        }
+        (true, false) => match arr.ty() {
+            Some(DataType::Array(el)) => (coerce(x, *el)?, arr),
+            _ => return Err(Unsupported),
+        },
+        (false, false) => (x, arr),
+    };
+    match (x.ty(), arr.ty()) {
+        (Some(t), Some(DataType::Array(el))) if same_type(t, *el) && plain_operand_type(t) => {}
+        _ => return Err(Unsupported),
+    }
+    Ok(E::AnyAll {
+        op: op.to_string(),
+        all,
+        left: Box::new(x),
+        right: Box::new(arr),
+    })
+}
+
 /// Whether an operand is a row constructor `(a, b)` / `ROW(...)`.
 fn is_row(n: Option<&pb::Node>) -> bool {
     matches!(n.and_then(|n| n.node.as_ref()), Some(N::RowExpr(_)))
@@ -1230,6 +1284,9 @@ fn prefix(op: &str, arg: E) -> R<E> {
 /// A binary operator: the operand casts PostgreSQL's operator resolution
 /// implies and the result type.
 fn binary(op: &str, l: E, r: E) -> R<E> {
+    if matches!(op, "->" | "->>" | "@>" | "<@" | "?") {
+        return json_op(op, l, r);
+    }
     let cmp = comparison(op).is_some();
     let like = matches!(
         op,
@@ -1287,6 +1344,36 @@ fn binary(op: &str, l: E, r: E) -> R<E> {
         _ => return datetime_arith(op, l, r),
     };
     let ty = if cmp { DataType::Bool } else { common };
+    Ok(E::Op {
+        name: op.to_string(),
+        args: vec![l, r],
+        ty: Some(ty),
+    })
+}
+
+/// The json/jsonb operators: `->`/`->>` by key (a literal key is text)
+/// or index, jsonb containment and key existence.
+fn json_op(op: &str, l: E, r: E) -> R<E> {
+    use DataType::*;
+    let lt = l.ty().ok_or(Unsupported)?;
+    if !matches!(lt, Json | Jsonb) {
+        return Err(Unsupported);
+    }
+    let literal = r.is_unknown_literal();
+    let (r, ty) = match op {
+        "->" | "->>" => {
+            let r = if literal { coerce(r, Text)? } else { r };
+            if !matches!(r.ty(), Some(Text | Int4)) {
+                return Err(Unsupported);
+            }
+            (r, if op == "->" { lt } else { Text })
+        }
+        "@>" | "<@" if lt == Jsonb && (literal || r.ty() == Some(Jsonb)) => {
+            (coerce(r, Jsonb)?, Bool)
+        }
+        "?" if lt == Jsonb && (literal || r.ty() == Some(Text)) => (coerce(r, Text)?, Bool),
+        _ => return Err(Unsupported),
+    };
     Ok(E::Op {
         name: op.to_string(),
         args: vec![l, r],

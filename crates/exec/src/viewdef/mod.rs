@@ -411,7 +411,14 @@ impl<'a> Deparser<'a> {
         // FROM first: the target list and WHERE bind to its range table.
         let from = self.read_from(&sel.from_clause)?;
         self.window_clause(&sel.window_clause)?;
-        let targets = self.targets(&sel.target_list)?;
+        let mut targets = self.targets(&sel.target_list)?;
+        if let Some(r) = result {
+            // `SELECT * FROM t` keeps the columns t had at CREATE VIEW:
+            // those added since come last.
+            if targets.len() > r.len() && star_over_one_relation(sel) {
+                targets.truncate(r.len());
+            }
+        }
         self.buf.push_str("SELECT");
         if !sel.distinct_clause.is_empty() {
             self.distinct(&sel.distinct_clause, &targets)?;
@@ -721,6 +728,23 @@ impl<'a> Deparser<'a> {
 struct Target {
     expr: E,
     name: String,
+}
+
+/// `SELECT * FROM rel` (one relation, nothing else in the list).
+fn star_over_one_relation(sel: &pb::SelectStmt) -> bool {
+    let star = match sel.target_list.as_slice() {
+        [t] => match t.node.as_ref() {
+            Some(N::ResTarget(rt)) => match rt.val.as_deref().and_then(|v| v.node.as_ref()) {
+                Some(N::ColumnRef(cr)) => {
+                    matches!(cr.fields.as_slice(), [f] if matches!(f.node, Some(N::AStar(_))))
+                }
+                _ => false,
+            },
+            _ => false,
+        },
+        _ => false,
+    };
+    star && matches!(sel.from_clause.as_slice(), [f] if matches!(f.node, Some(N::RangeVar(_))))
 }
 
 /// Columns renamed by a column alias list (no more names than columns).
