@@ -160,3 +160,18 @@ select pg_get_viewdef('vs.v', true);
 -- A row comparison is the pairwise comparisons.
 create view v_row as select a from ix where (a, b) = (1, 'x') or (a, n) <> (2, 3);
 select pg_get_viewdef('v_row');
+
+-- json operators, ANY/ALL over arrays.
+create table jt (id int, data jsonb, tags text[], k text);
+create view v_json as
+  select data->>'name' as name, data->'a'->'b' as ab, data @> '{"x": 1}' as hasx,
+         id = any('{1,2,3}') as a1, k = any(tags) as a2,
+         k <> all(array['a','b']::text[]) as a3
+  from jt where data->>'k' = 'v';
+select pg_get_viewdef('v_json');
+select pg_get_viewdef('v_json', true);
+
+-- `*` keeps the columns the table had when the view was made.
+create view v_star_later as select * from jt;
+alter table jt add column extra int;
+select pg_get_viewdef('v_star_later', true);
