@@ -167,12 +167,14 @@ impl<'a> Deparser<'a> {
         }
     }
 
+    /// Counts a node against STEPS_MAX; a statement nested deep enough
+    /// to near max_stack_depth keeps its stored text too.
     fn step(&mut self) -> R<()> {
         self.steps += 1;
         if self.steps > STEPS_MAX {
             return Err(Unsupported);
         }
-        Ok(())
+        nestor_common::stack::check().map_err(|_| Unsupported)
     }
 
     /// appendContextKeyword: a new line at the current indentation.
