@@ -1310,6 +1310,23 @@ fn binary(op: &str, l: E, r: E) -> R<E> {
         (false, false) => (l, r),
     };
     let (lt, rt) = (l.ty().ok_or(Unsupported)?, r.ty().ok_or(Unsupported)?);
+    if op == "||" && is_texty(lt) != is_texty(rt) {
+        // textanycat / anytextcat: the other side goes as it is.
+        let plain = |t: DataType| !matches!(t, DataType::Array(_) | DataType::Unknown);
+        if !(plain(lt) && plain(rt)) {
+            return Err(Unsupported);
+        }
+        let (l, r) = if is_texty(lt) {
+            (to_text(l)?, r)
+        } else {
+            (l, to_text(r)?)
+        };
+        return Ok(E::Op {
+            name: op.to_string(),
+            args: vec![l, r],
+            ty: Some(DataType::Text),
+        });
+    }
     if like || op == "||" {
         if !(is_texty(lt) && is_texty(rt)) {
             return Err(Unsupported);
@@ -1565,10 +1582,12 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
         }
         ("min" | "max", 1) => {
             let t = first.ok_or(Unsupported)?;
-            if matches!(t, Varchar(_) | Char(_)) {
-                return Err(Unsupported);
+            match t {
+                // No varchar min/max: the text ones, through a cast.
+                Varchar(_) => Ok((one(args, Text)?, Some(Text))),
+                Char(_) => Err(Unsupported),
+                _ => Ok((args, Some(t))),
             }
-            Ok((args, Some(t)))
         }
         ("bool_and" | "bool_or" | "every", 1) => Ok((one(args, Bool)?, Some(Bool))),
         ("string_agg", 2) => {
