@@ -175,3 +175,9 @@ select pg_get_viewdef('v_json', true);
 create view v_star_later as select * from jt;
 alter table jt add column extra int;
 select pg_get_viewdef('v_star_later', true);
+
+-- || with a non-text operand; min/max of varchar go through text.
+create view v_concat as
+  select 'x' || a as s1, a || 'y' as s2, b || a as s3, min(c) as mc, max(c) as xc
+  from ix group by a, b;
+select pg_get_viewdef('v_concat');
