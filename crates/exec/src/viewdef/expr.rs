@@ -650,7 +650,35 @@ impl Deparser<'_> {
         if items.iter().any(|i| !matches!(i, E::Const { .. })) {
             return Err(Unsupported);
         }
-        let xt = x.ty().ok_or(Unsupported)?;
+        let all = match op {
+            "=" => false,
+            "<>" => true,
+            _ => return Err(Unsupported),
+        };
+        let xt = without_typmod(x.ty().ok_or(Unsupported)?);
+        if let DataType::Varchar(_) = xt {
+            // No varchar operators: the array is built of varchar and
+            // cast to text[], x cast to text.
+            let elems = items
+                .into_iter()
+                .map(|i| coerce(i, xt))
+                .collect::<R<Vec<E>>>()?;
+            let text_array = DataType::Text.array_of().ok_or(Unsupported)?;
+            return Ok(E::AnyAll {
+                op: op.to_string(),
+                all,
+                left: Box::new(to_text(x)?),
+                right: Box::new(E::Cast {
+                    arg: Box::new(E::Array {
+                        elems,
+                        ty: xt.array_of(),
+                    }),
+                    ty: text_array,
+                    implicit: true,
+                    kind: CastKind::Io,
+                }),
+            });
+        }
         if !plain_operand_type(xt) {
             return Err(Unsupported);
         }
@@ -658,11 +686,6 @@ impl Deparser<'_> {
             .into_iter()
             .map(|i| coerce(i, xt))
             .collect::<R<Vec<E>>>()?;
-        let all = match op {
-            "=" => false,
-            "<>" => true,
-            _ => return Err(Unsupported),
-        };
         Ok(E::AnyAll {
             op: op.to_string(),
             all,
@@ -706,12 +729,12 @@ impl Deparser<'_> {
             let cond = self.analyze_inner(cw.expr.as_deref().ok_or(Unsupported)?)?;
             let cond = match &arg {
                 Some(a) => {
-                    // `CASE x WHEN v`: v compared with x (printed alone).
-                    let at = a.ty().ok_or(Unsupported)?;
-                    if cond.ty().is_some_and(|t| t != at) {
+                    // `CASE x WHEN v`: `x = v` made as the operator makes
+                    // it; v printed alone.
+                    let E::Op { mut args, .. } = binary("=", a.clone(), cond)? else {
                         return Err(Unsupported);
-                    }
-                    coerce(cond, at)?
+                    };
+                    args.pop().ok_or(Unsupported)?
                 }
                 None => coerce(cond, DataType::Bool)?,
             };
@@ -1405,8 +1428,26 @@ fn operand_type_for_literal(other: DataType, string_op: bool) -> DataType {
         DataType::Varchar(_) | DataType::Name => DataType::Text,
         DataType::Char(_) if string_op => DataType::Text,
         DataType::Char(_) => DataType::Char(None),
-        DataType::Numeric(_) => DataType::Numeric(None),
         t if string_op && !is_texty(t) => DataType::Text,
+        t => without_typmod(t),
+    }
+}
+
+/// A type without its modifier: what an implicit coercion to a common
+/// or operator input type targets (typmod -1).
+fn without_typmod(t: DataType) -> DataType {
+    use DataType::*;
+    match t {
+        Numeric(_) => Numeric(None),
+        Varchar(_) => Varchar(None),
+        Char(_) => Char(None),
+        Timestamp(_) => Timestamp(None),
+        TimestampTz(_) => TimestampTz(None),
+        Time(_) => Time(None),
+        TimeTz(_) => TimeTz(None),
+        Interval(_) => Interval(None),
+        Bit(_) => Bit(None),
+        VarBit(_) => VarBit(None),
         t => t,
     }
 }
@@ -1499,12 +1540,7 @@ pub(super) fn unify(items: Vec<E>) -> R<(Vec<E>, DataType)> {
     }
     // Literals take the common type without a modifier
     // (coerce_to_common_type uses typmod -1): `'x'::character varying`.
-    let ty = match ty {
-        Some(DataType::Varchar(_)) => DataType::Varchar(None),
-        Some(DataType::Char(_)) => DataType::Char(None),
-        Some(t) => t,
-        None => DataType::Text,
-    };
+    let ty = ty.map_or(DataType::Text, without_typmod);
     let items = items
         .into_iter()
         .map(|i| coerce(i, ty))
