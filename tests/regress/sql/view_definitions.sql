@@ -181,3 +181,37 @@ create view v_concat as
   select 'x' || a as s1, a || 'y' as s2, b || a as s3, min(c) as mc, max(c) as xc
   from ix group by a, b;
 select pg_get_viewdef('v_concat');
+
+-- Typical reporting views over typed columns (numeric(10,2), varchar(20),
+-- timestamptz, int2, float8).
+create table orders (id int, customer_id int, amount numeric(10,2), status varchar(20),
+                     created_at timestamptz, note text, qty int2, price float8, active boolean);
+create table customers (id int, name text, email varchar(100), created date);
+create view r_totals as
+  select c.name, count(o.id) as n, sum(o.amount) as total
+  from customers c left join orders o on o.customer_id = c.id group by c.name;
+create view r_recent as
+  select * from orders where status = 'open' and created_at > now() - interval '7 days';
+create view r_math as
+  select id, amount * 1.1 as with_tax, round(amount, 0) as r, qty * price as v,
+         greatest(amount, 0) as g, qty::numeric / nullif(price, 0)::numeric as ratio
+  from orders where active;
+create view r_codes as
+  select id, case status when 'open' then 1 when 'closed' then 2 else 0 end as code
+  from orders where not active or amount is null;
+create view r_filter as
+  select distinct customer_id from orders
+  where amount between 10 and 100 and status in ('a', 'b');
+create view r_last as
+  select c.*, (select max(o.created_at) from orders o where o.customer_id = c.id) as last_order
+  from customers c;
+create view r_monthly as
+  select date_trunc('month', created_at) as m, sum(amount) from orders group by 1 order by 1;
+select pg_get_viewdef('r_totals', true);
+select pg_get_viewdef('r_recent');
+select pg_get_viewdef('r_math');
+select pg_get_viewdef('r_codes');
+select pg_get_viewdef('r_filter');
+select pg_get_viewdef('r_filter', true);
+select pg_get_viewdef('r_last', true);
+select pg_get_viewdef('r_monthly');
