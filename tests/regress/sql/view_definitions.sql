@@ -148,6 +148,8 @@ select pg_get_viewdef('v_series', true);
 -- The wrap-column form joins target entries while they fit.
 select pg_get_viewdef('v_star'::regclass, 40);
 select pg_get_viewdef('v_comma'::regclass, 80);
+-- That form takes an OID only: a name is not one.
+select pg_get_viewdef('v_star', 40);
 
 -- A view over a view, and a view in another schema.
 create view v_over as select a from v_basic where b <> 'z';
