@@ -829,9 +829,14 @@ impl Deparser<'_> {
             .iter()
             .map(|a| self.analyze_inner(a))
             .collect::<R<Vec<E>>>()?;
-        let (args, ty) = function_signature(&name, args, f.agg_star)?;
-        let is_agg = is_aggregate(&name);
-        let window = is_window(&name);
+        let user = self.c.functions(&name);
+        let (args, ty, is_agg, window) = if user.is_empty() {
+            let (args, ty) = function_signature(&name, args, f.agg_star)?;
+            (args, ty, is_aggregate(&name), is_window(&name))
+        } else {
+            let (args, ty, agg) = user_function(&user, args)?;
+            (args, ty, agg, false)
+        };
         let agg = if is_agg {
             let mut order = Vec::new();
             for s in &f.agg_order {
@@ -1715,6 +1720,53 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
         ("unnest", 1) if matches!(first, Some(Array(_))) => Ok((args, first)),
         _ => Err(Unsupported),
     }
+}
+
+/// A call of a function or aggregate made with CREATE FUNCTION /
+/// CREATE AGGREGATE: only the plain case, one definition of that name
+/// whose parameters the arguments match exactly (literals take the
+/// parameter's type), no defaults, variadics or polymorphic types.
+fn user_function(
+    defs: &[std::sync::Arc<nestor_catalog::FunctionDef>],
+    args: Vec<E>,
+) -> R<(Vec<E>, Option<DataType>, bool)> {
+    let [def] = defs else {
+        return Err(Unsupported);
+    };
+    let ty = match &def.returns {
+        nestor_catalog::function::Returns::Scalar(t)
+            if !def.retset && def.result_domain.is_none() =>
+        {
+            *t
+        }
+        _ => return Err(Unsupported),
+    };
+    let params = &def.args;
+    let plain = params.iter().all(|p| {
+        p.mode == nestor_catalog::function::ArgMode::In
+            && p.default.is_none()
+            && p.domain.is_none()
+            && !is_poly(p.ty)
+    });
+    if def.procedure || !plain || params.len() != args.len() || is_poly(ty) {
+        return Err(Unsupported);
+    }
+    let args = args
+        .into_iter()
+        .zip(params)
+        .map(|(a, p)| match a.ty() {
+            Some(t) if same_type(t, p.ty) => Ok(a),
+            Some(_) => Err(Unsupported),
+            None => coerce(a, p.ty),
+        })
+        .collect::<R<Vec<E>>>()?;
+    Ok((args, Some(ty), def.aggregate.is_some()))
+}
+
+/// A polymorphic pseudo-type, or an array of one.
+fn is_poly(t: DataType) -> bool {
+    matches!(t, DataType::Poly(_) | DataType::Record(_))
+        || matches!(t, DataType::Array(DataType::Poly(_)))
 }
 
 /// FigureColname: the name the parser gives an output column.
