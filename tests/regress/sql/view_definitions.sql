@@ -217,3 +217,12 @@ select pg_get_viewdef('r_filter');
 select pg_get_viewdef('r_filter', true);
 select pg_get_viewdef('r_last', true);
 select pg_get_viewdef('r_monthly');
+
+-- User functions and aggregates.
+create function addone(x int) returns int language sql as 'select x + 1';
+create function greet(t text) returns text language sql as $$select 'hi ' || t$$;
+create aggregate mysum(int) (sfunc = int4pl, stype = int, initcond = '0');
+create view v_user_fns as
+  select addone(a) as a1, greet(b) as g, greet('x') as gx, mysum(a) as ms
+  from ix group by a, b;
+select pg_get_viewdef('v_user_fns', true);
