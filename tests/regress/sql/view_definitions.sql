@@ -226,3 +226,11 @@ create view v_user_fns as
   select addone(a) as a1, greet(b) as g, greet('x') as gx, mysum(a) as ms
   from ix group by a, b;
 select pg_get_viewdef('v_user_fns', true);
+
+-- Repeated ORDER BY / GROUP BY items print once; USING orderings.
+create view v_repeat as select a, b from ix order by b, a desc, b desc, a;
+select pg_get_viewdef('v_repeat', true);
+create view v_group_repeat as select a, count(*) from ix group by a, a, 1;
+select pg_get_viewdef('v_group_repeat', true);
+create view v_agg_using as select string_agg(b, ',' order by b using ~<~) from ix;
+select pg_get_viewdef('v_agg_using', true);

@@ -437,12 +437,11 @@ impl<'a> Deparser<'a> {
             if sel.group_distinct {
                 self.buf.push_str("DISTINCT ");
             }
-            for (i, g) in sel.group_clause.iter().enumerate() {
-                if i > 0 {
-                    self.buf.push_str(", ");
-                }
+            let mut seen = Vec::new();
+            for g in &sel.group_clause {
                 let e = self.sort_group_expr(g, &targets, true)?;
-                self.sortgroup(&e)?;
+                let text = self.render(|d| d.sortgroup(&e))?;
+                self.list_item(&mut seen, text);
             }
         }
         if let Some(h) = sel.having_clause.as_deref() {
@@ -623,29 +622,55 @@ impl<'a> Deparser<'a> {
             return Ok(());
         }
         self.keyword(" ORDER BY ", -INDENT_STD, INDENT_STD, 1);
-        for (i, s) in sorts.iter().enumerate() {
+        let mut seen: Vec<String> = Vec::new();
+        for s in sorts {
             let Some(N::SortBy(sb)) = s.node.as_ref() else {
                 return Err(Unsupported);
             };
-            if i > 0 {
-                self.buf.push_str(", ");
-            }
             let node = sb.node.as_deref().ok_or(Unsupported)?;
-            let ty = match targets {
+            let (text, ty) = match targets {
                 Some(t) => {
                     let e = self.sort_group_expr(node, t, false)?;
-                    self.sortgroup(&e)?;
-                    e.ty()
+                    (self.render(|d| d.sortgroup(&e))?, e.ty())
                 }
                 None => {
                     let n = self.setop_column(node, cols)?;
-                    self.buf.push_str(&(n + 1).to_string());
-                    cols[n].ty
+                    ((n + 1).to_string(), cols[n].ty)
                 }
             };
+            if !self.list_item(&mut seen, text) {
+                continue;
+            }
             self.sort_options(sb, ty)?;
         }
         Ok(())
+    }
+
+    /// Print `f`'s output on its own, to compare it with other items.
+    fn render(&mut self, f: impl FnOnce(&mut Self) -> R<()>) -> R<String> {
+        let outer = std::mem::take(&mut self.buf);
+        let r = f(self);
+        let text = std::mem::replace(&mut self.buf, outer);
+        r.map(|()| text)
+    }
+
+    /// Append an ORDER BY / GROUP BY item unless an equal one came
+    /// before (the parser keeps one sort or group entry per target, so
+    /// PostgreSQL drops the repeat); whether it was appended.
+    fn list_item(&mut self, seen: &mut Vec<String>, text: String) -> bool {
+        if seen.contains(&text) {
+            return false;
+        }
+        if !seen.is_empty() {
+            self.buf.push_str(", ");
+        }
+        if text.starts_with('\n') {
+            let trimmed = self.buf.trim_end_matches(' ').len();
+            self.buf.truncate(trimmed);
+        }
+        self.buf.push_str(&text);
+        seen.push(text);
+        true
     }
 
     /// A set operation's ORDER BY item: an output column by name or
@@ -680,7 +705,7 @@ impl<'a> Deparser<'a> {
         }
         let desc = match sb.sortby_dir {
             x if x == pb::SortByDir::SortbyDesc as i32 => true,
-            x if x == pb::SortByDir::SortbyUsing as i32 => return Err(Unsupported),
+            x if x == pb::SortByDir::SortbyUsing as i32 => return self.sort_using(sb, ty),
             _ => false,
         };
         if desc {
@@ -695,6 +720,47 @@ impl<'a> Deparser<'a> {
             }
             _ => {}
         }
+        Ok(())
+    }
+
+    /// `USING op`: `<` and `>` are the type's own orderings (ASC, DESC);
+    /// text's pattern operators print as `USING op` with the NULLS
+    /// placement always shown (their default: last for `~<~`, first for
+    /// `~>~`, as for ASC/DESC).
+    fn sort_using(&mut self, sb: &pb::SortBy, ty: Option<DataType>) -> R<()> {
+        let op = match string_list(&sb.use_op)?.as_slice() {
+            [op] => op.clone(),
+            _ => return Err(Unsupported),
+        };
+        let nulls = sb.sortby_nulls;
+        let first = nulls == pb::SortByNulls::SortbyNullsFirst as i32;
+        let last = nulls == pb::SortByNulls::SortbyNullsLast as i32;
+        let (descending, printed) = match op.as_str() {
+            "<" => (false, false),
+            ">" => (true, false),
+            "~<~" | "~<=~" if ty == Some(DataType::Text) => (false, true),
+            "~>~" | "~>=~" if ty == Some(DataType::Text) => (true, true),
+            _ => return Err(Unsupported),
+        };
+        let nulls_first = first || (descending && !last);
+        if !printed {
+            if descending {
+                self.buf.push_str(" DESC");
+            }
+            match (descending, nulls_first) {
+                (false, true) => self.buf.push_str(" NULLS FIRST"),
+                (true, false) => self.buf.push_str(" NULLS LAST"),
+                _ => {}
+            }
+            return Ok(());
+        }
+        self.buf.push_str(" USING ");
+        self.buf.push_str(&op);
+        self.buf.push_str(if nulls_first {
+            " NULLS FIRST"
+        } else {
+            " NULLS LAST"
+        });
         Ok(())
     }
 
