@@ -28,18 +28,24 @@
 //!   joins with their merged columns (buildMergedJoinVar's choice of
 //!   side), aliased joins; subqueries in FROM and in expressions; set
 //!   operations, WITH [RECURSIVE], VALUES; aggregates with DISTINCT,
-//!   ORDER BY and FILTER; window functions, named windows and frames.
+//!   ORDER BY and FILTER; window functions, named windows and frames;
+//!   CASE, COALESCE/NULLIF/GREATEST/LEAST, IS [NOT] DISTINCT FROM,
+//!   EXTRACT/SUBSTRING/POSITION/TRIM in their SQL syntax, json operators,
+//!   `op ANY (array)`, row equality, a table of common built-in functions
+//!   (`expr::function_signature`) and user functions with one plain
+//!   definition.
 //!
-//! What it leaves out: anything it cannot type or does not know
-//! (SQL-syntax functions such as EXTRACT or SUBSTRING ... FROM, functions
-//! outside its table of built-ins, row comparisons and whole-row
-//! references, `JOIN ... USING (...) AS`, SEARCH/CYCLE, domain columns,
-//! a `*` that now expands to more columns than the view has) makes
-//! `definition` return None and the caller shows the stored text, so an
-//! unusual view shows its query as written rather than a guess.
+//! What it leaves out: anything it cannot type or does not know (other
+//! built-in functions and operators, overloaded or polymorphic user
+//! functions, ordering row comparisons and whole-row references, GROUPING
+//! SETS, `JOIN ... USING (...) AS`, ROWS FROM, SEARCH/CYCLE, domain
+//! columns, literals with backslashes) makes `definition` return None and
+//! the caller shows the stored text on one line, so an unusual view shows
+//! its query as written rather than a guess.
 //! Work is bounded: the text is at most `SOURCE_BYTES_MAX` and the
 //! deparser gives up after `STEPS_MAX` nodes (a subquery in an
-//! expression is rendered twice: once to learn its type).
+//! expression is rendered twice: once to learn its type) or near the
+//! stack limit.
 
 mod expr;
 mod from;
