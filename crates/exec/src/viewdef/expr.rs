@@ -1556,7 +1556,9 @@ pub(super) fn unify(items: Vec<E>) -> R<(Vec<E>, DataType)> {
 fn is_aggregate(name: &str) -> bool {
     matches!(
         name,
-        "count"
+        "jsonb_agg"
+            | "json_agg"
+            | "count"
             | "sum"
             | "avg"
             | "min"
@@ -1686,6 +1688,36 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
             ))
         }
         ("now", 0) => Ok((args, Some(TimestampTz(None)))),
+        ("split_part", 3) => fixed(args, &[Text, Text, Int4], Text),
+        ("regexp_replace", 3) => fixed(args, &[Text, Text, Text], Text),
+        ("regexp_replace", 4) => fixed(args, &[Text, Text, Text, Text], Text),
+        ("strpos", 2) => fixed(args, &[Text, Text], Int4),
+        ("lpad" | "rpad", 2) => fixed(args, &[Text, Int4], Text),
+        ("lpad" | "rpad", 3) => fixed(args, &[Text, Int4, Text], Text),
+        ("to_date", 2) => fixed(args, &[Text, Text], Date),
+        ("to_timestamp", 2) => fixed(args, &[Text, Text], TimestampTz(None)),
+        ("to_number", 2) => fixed(args, &[Text, Text], Numeric(None)),
+        ("mod", 2) if types.iter().all(|t| matches!(t, Some(Int4) | None)) => {
+            fixed(args, &[Int4, Int4], Int4)
+        }
+        ("ceil" | "ceiling" | "floor" | "trunc" | "sqrt", 1) => match first {
+            Some(Numeric(_)) => fixed(args, &[Numeric(None)], Numeric(None)),
+            Some(Float8) => fixed(args, &[Float8], Float8),
+            _ => Err(Unsupported),
+        },
+        ("age", 2) => match (first, types.get(1).copied().flatten()) {
+            (Some(TimestampTz(_)), Some(TimestampTz(_))) => fixed(
+                args,
+                &[TimestampTz(None), TimestampTz(None)],
+                Interval(None),
+            ),
+            (Some(Timestamp(_)), Some(Timestamp(_))) => {
+                fixed(args, &[Timestamp(None), Timestamp(None)], Interval(None))
+            }
+            _ => Err(Unsupported),
+        },
+        ("jsonb_agg", 1) if first.is_some() => Ok((args, Some(Jsonb))),
+        ("json_agg", 1) if first.is_some() => Ok((args, Some(Json))),
         ("date_trunc", 2) if matches!(types.get(1), Some(Some(Timestamp(_) | TimestampTz(_)))) => {
             let ty = types[1];
             let mut it = args.into_iter();
@@ -1767,6 +1799,21 @@ fn user_function(
 fn is_poly(t: DataType) -> bool {
     matches!(t, DataType::Poly(_) | DataType::Record(_))
         || matches!(t, DataType::Array(DataType::Poly(_)))
+}
+
+/// A function of fixed parameter types: literals take them, other
+/// arguments of another type get the implicit cast (shown, as on any
+/// function argument); anything else is not this function.
+fn fixed(args: Vec<E>, params: &[DataType], ret: DataType) -> R<(Vec<E>, Option<DataType>)> {
+    if args.len() != params.len() {
+        return Err(Unsupported);
+    }
+    let args = args
+        .into_iter()
+        .zip(params)
+        .map(|(a, p)| coerce(a, *p))
+        .collect::<R<Vec<E>>>()?;
+    Ok((args, Some(ret)))
 }
 
 /// FigureColname: the name the parser gives an output column.
