@@ -234,3 +234,13 @@ create view v_group_repeat as select a, count(*) from ix group by a, a, 1;
 select pg_get_viewdef('v_group_repeat', true);
 create view v_agg_using as select string_agg(b, ',' order by b using ~<~) from ix;
 select pg_get_viewdef('v_agg_using', true);
+
+-- Built-ins of fixed signature: literal arguments take the parameter
+-- types, varchar arguments show their cast to text.
+create view v_builtins as
+  select split_part(b, ',', 2) as sp, regexp_replace(c, 'a', 'b') as rr,
+         strpos(b, 'x') as spx, lpad(b, 5, '0') as lp, rpad(c, 3) as rp,
+         to_date(b, 'YYYY') as td, to_number(b, '999') as tn, mod(a, 3) as m,
+         ceil(n) as cn, floor(f) as ff, sqrt(f) as sq, jsonb_agg(a) as ja
+  from ix group by a, b, c, n, f;
+select pg_get_viewdef('v_builtins', true);
