@@ -135,6 +135,7 @@ pub(super) enum SqlForm {
     Substring,
     Position,
     Trim(&'static str),
+    AtTimeZone,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -933,6 +934,26 @@ impl Deparser<'_> {
                 let args = args.into_iter().map(to_text).collect::<R<Vec<E>>>()?;
                 (SqlForm::Position, args, Some(Int4))
             }
+            ("timezone", 2) => {
+                // `x AT TIME ZONE zone`: args are (zone, x).
+                let mut it = args.into_iter();
+                let zone = it.next().ok_or(Unsupported)?;
+                let x = it.next().ok_or(Unsupported)?;
+                let ty = match x.ty() {
+                    Some(TimestampTz(_)) => Timestamp(None),
+                    Some(Timestamp(_)) => TimestampTz(None),
+                    Some(TimeTz(_)) => TimeTz(None),
+                    _ => return Err(Unsupported),
+                };
+                let zone = match zone.ty() {
+                    Some(Interval(_)) => zone,
+                    _ => coerce(zone, Text)?,
+                };
+                if !matches!(zone.ty(), Some(Text | Interval(_))) {
+                    return Err(Unsupported);
+                }
+                (SqlForm::AtTimeZone, vec![zone, x], Some(ty))
+            }
             ("btrim" | "ltrim" | "rtrim", 1 | 2) => {
                 let side = match name.as_str() {
                     "btrim" => "BOTH",
@@ -1689,6 +1710,7 @@ fn function_signature(name: &str, args: Vec<E>, star: bool) -> R<(Vec<E>, Option
         }
         ("now", 0) => Ok((args, Some(TimestampTz(None)))),
         ("split_part", 3) => fixed(args, &[Text, Text, Int4], Text),
+        ("current_setting", 1) => fixed(args, &[Text], Text),
         ("regexp_replace", 3) => fixed(args, &[Text, Text, Text], Text),
         ("regexp_replace", 4) => fixed(args, &[Text, Text, Text, Text], Text),
         ("strpos", 2) => fixed(args, &[Text, Text], Int4),
@@ -2143,6 +2165,19 @@ impl Deparser<'_> {
                 self.buf.push_str(") IN (");
                 self.expr(haystack, false)?;
                 self.buf.push(')');
+            }
+            (SqlForm::AtTimeZone, [zone, x]) => {
+                let node = E::SqlFunc {
+                    form: SqlForm::AtTimeZone,
+                    args: Vec::new(),
+                    ty: None,
+                };
+                self.buf.push('(');
+                self.paren_expr(x, &node, false, true)?;
+                self.buf.push_str(" AT TIME ZONE ");
+                self.paren_expr(zone, &node, false, false)?;
+                self.buf.push(')');
+                return Ok(());
             }
             (SqlForm::Trim(side), [s, chars @ ..]) => {
                 self.buf.push_str("TRIM(");
