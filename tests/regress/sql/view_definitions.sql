@@ -244,3 +244,13 @@ create view v_builtins as
          ceil(n) as cn, floor(f) as ff, sqrt(f) as sq, jsonb_agg(a) as ja
   from ix group by a, b, c, n, f;
 select pg_get_viewdef('v_builtins', true);
+
+-- AT TIME ZONE.
+create table tzt (f1 timetz, ts timestamptz, t2 timestamp);
+create view v_tz as
+  select f1 at time zone '00:00'::interval as x2, ts at time zone 'UTC' as x3,
+         t2 at time zone 'Europe/Paris' as x4,
+         (ts + interval '1 hour') at time zone 'UTC' as x5
+  from tzt;
+select pg_get_viewdef('v_tz');
+select pg_get_viewdef('v_tz', true);
