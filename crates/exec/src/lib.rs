@@ -53,6 +53,7 @@ pub mod tag;
 #[cfg(test)]
 mod tests;
 mod triggers;
+mod viewdef;
 pub mod wait_sampling;
 mod with_modify;
 pub mod workmem;

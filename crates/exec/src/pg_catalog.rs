@@ -371,7 +371,10 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     )
                     .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
                     .set("ispopulated", Value::Bool(m.populated))
-                    .set("definition", text(format!(" {};", visible_query(c, &m.query))))
+                    .set(
+                        "definition",
+                        text(view_def(c, &ev.ctx.eval, &m.query, &matview_columns(t), PLAIN_LAYOUT)),
+                    )
                     .done()
             })
             .collect(),
@@ -392,7 +395,10 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                             c.acl(nestor_catalog::acl::ObjKind::Table, v.oid.0).owner.0,
                         )),
                     )
-                    .set("definition", text(view_def(c, v)))
+                    .set(
+                        "definition",
+                        text(view_def(c, &ev.ctx.eval, &v.query, &v.columns, PLAIN_LAYOUT)),
+                    )
                     .done()
             })
             .collect(),
@@ -3909,11 +3915,36 @@ fn function_arguments(f: &FunctionDef, identity: bool, public_visible: bool) -> 
     parts.join(", ")
 }
 
-/// `pg_get_viewdef`: the stored query (PostgreSQL's deparser output, on
-/// one line; PostgreSQL's own is pretty-printed over several), with the
-/// semicolon PostgreSQL ends it with.
-fn view_def(c: &Catalog, v: &nestor_catalog::ViewDef) -> String {
-    format!(" {};", visible_query(c, &v.query))
+/// `pg_get_viewdef`: the query as PostgreSQL's deparser lays it out
+/// (`viewdef`), with the semicolon PostgreSQL ends it with; a query that
+/// module does not cover shows its stored text on one line.
+fn view_def(
+    c: &Catalog,
+    eval: &nestor_types::EvalCtx,
+    query: &str,
+    columns: &[(String, DataType)],
+    layout: crate::viewdef::Layout,
+) -> String {
+    match crate::viewdef::definition(c, eval, query, columns, layout) {
+        Some(d) => format!("{d};"),
+        None => format!(" {};", visible_query(c, query)),
+    }
+}
+
+/// The layout of pg_views.definition and pg_get_viewdef(view): not
+/// pretty, every target entry on its own line.
+const PLAIN_LAYOUT: crate::viewdef::Layout = crate::viewdef::Layout {
+    pretty: false,
+    wrap: 0,
+};
+
+/// A materialized view's columns, for the deparser's output names.
+fn matview_columns(t: &nestor_catalog::TableDef) -> Vec<(String, DataType)> {
+    t.columns
+        .iter()
+        .filter(|c| !c.dropped)
+        .map(|c| (c.name.clone(), c.ty))
+        .collect()
 }
 
 /// The relations a query names without a schema, as (text offset,
@@ -4225,10 +4256,28 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let Some(o) = relation_oid(c, &args[0])? else {
                 return Ok(Value::Null);
             };
+            // pretty (PRETTYFLAG_PAREN) for `true` and for a wrap
+            // column, which also sets where target entries wrap.
+            let layout = match args.get(1) {
+                Some(Value::Bool(p)) => crate::viewdef::Layout {
+                    pretty: *p,
+                    wrap: 0,
+                },
+                Some(Value::Int4(w)) => crate::viewdef::Layout {
+                    pretty: true,
+                    wrap: *w,
+                },
+                _ => PLAIN_LAYOUT,
+            };
             let matview = c.table_by_oid(RelId(o)).and_then(|t| {
-                t.matview
-                    .as_ref()
-                    .map(|m| format!(" {};", visible_query(c, &m.query)))
+                let m = t.matview.as_ref()?;
+                Some(view_def(
+                    c,
+                    &ev.ctx.eval,
+                    &m.query,
+                    &matview_columns(&t),
+                    layout,
+                ))
             });
             match matview {
                 Some(q) => text(q),
@@ -4236,7 +4285,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                     .views()
                     .iter()
                     .find(|v| v.oid.0 == o)
-                    .map_or(Value::Null, |v| text(view_def(c, v))),
+                    .map_or(Value::Null, |v| {
+                        text(view_def(c, &ev.ctx.eval, &v.query, &v.columns, layout))
+                    }),
             }
         }
         CatalogFn::RuleDef => {

@@ -677,6 +677,13 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ),
         // pg_get_viewdef(text) is PostgreSQL's older form, a view by name;
         // an untyped literal picks it, as the string category wins there.
+        // pg_get_viewdef(oid, int) wraps at that column instead (by OID
+        // only, as in PostgreSQL: a name there is an invalid oid).
+        ("pg_get_viewdef", 2) if args.get(1).is_some_and(|t| t.is_integer()) => r(
+            Func::Catalog(CatalogFn::ViewDef),
+            vec![Some(T::Oid), Some(T::Int4)],
+            T::Text,
+        ),
         ("pg_get_viewdef", 1 | 2) => r(
             Func::Catalog(CatalogFn::ViewDef),
             vec![regclass_arg(args), Some(T::Bool)][..n].to_vec(),

@@ -270,6 +270,7 @@ regress!(
     relation_names,
     drop_index_concurrently,
     text_search,
+    view_definitions,
     text_search_headline,
     constraint_using_index,
     column_storage,
