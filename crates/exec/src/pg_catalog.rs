@@ -2506,6 +2506,19 @@ fn hash_opclass_rows() -> Rows {
         .collect()
 }
 
+/// A btree operator class's pg_opclass row.
+fn btree_opclass_row(o: u32, name: &str, intype: u32, default: bool) -> Vec<Value> {
+    RowB::new(Rel::Opclass)
+        .set("oid", oid(o))
+        .set("opcmethod", oid(BTREE_AM_OID))
+        .set("opcname", text(name))
+        .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+        .set("opcowner", oid(SUPERUSER_OID))
+        .set("opcintype", oid(intype))
+        .set("opcdefault", Value::Bool(default))
+        .done()
+}
+
 fn opclass_rows() -> Rows {
     let mut seen = Vec::new();
     let mut out = Vec::new();
@@ -2530,31 +2543,11 @@ fn opclass_rows() -> Rows {
                 typname(if o == 3126 { DataType::Text } else { t })
             )
         };
-        out.push(
-            RowB::new(Rel::Opclass)
-                .set("oid", oid(o))
-                .set("opcmethod", oid(BTREE_AM_OID))
-                .set("opcname", text(name))
-                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
-                .set("opcowner", oid(SUPERUSER_OID))
-                .set("opcintype", oid(intype))
-                .set("opcdefault", Value::Bool(true))
-                .done(),
-        );
+        out.push(btree_opclass_row(o, &name, intype, true));
     }
     // The non-default btree classes an index may name.
     for (o, name, intype) in NAMED_BTREE_OPCLASSES {
-        out.push(
-            RowB::new(Rel::Opclass)
-                .set("oid", oid(o))
-                .set("opcmethod", oid(BTREE_AM_OID))
-                .set("opcname", text(name))
-                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
-                .set("opcowner", oid(SUPERUSER_OID))
-                .set("opcintype", oid(intype))
-                .set("opcdefault", Value::Bool(false))
-                .done(),
-        );
+        out.push(btree_opclass_row(o, name, intype, false));
     }
     // GIN's classes (`nestor_catalog::gin`).
     for g in nestor_catalog::gin::GinClass::ALL {

@@ -595,6 +595,24 @@ pub(crate) fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Ret
     }))
 }
 
+/// A `tableoid` column read from the row (after its system columns): a
+/// routed INSERT's leaf, an UPDATE's moved row's new leaf.
+fn tableoid_col(alias: &str, table_oid: u32) -> bind::ScopeCol {
+    bind::ScopeCol {
+        perm: None,
+        rel: alias.to_string(),
+        name: "tableoid".to_string(),
+        ty: DataType::Oid,
+        hidden: true,
+        table_oid,
+        attnum: select::inherit::TABLEOID_ATTNUM,
+        merged: false,
+        scalar_fn: false,
+        subst: None,
+        using_cast: None,
+    }
+}
+
 /// Plan INSERT.
 pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, DbError> {
     let rv = ins
@@ -637,19 +655,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     if table.partition_key.is_some() {
         // A routed row's `tableoid` is its leaf's, after its system
         // columns (the executor's `with_sys`).
-        scope.cols.push(bind::ScopeCol {
-            perm: None,
-            rel: alias.clone(),
-            name: "tableoid".to_string(),
-            ty: DataType::Oid,
-            hidden: true,
-            table_oid: table.oid.0,
-            attnum: select::inherit::TABLEOID_ATTNUM,
-            merged: false,
-            scalar_fn: false,
-            subst: None,
-            using_cast: None,
-        });
+        scope.cols.push(tableoid_col(&alias, table.oid.0));
     }
     Binder::tag_cols(&mut scope, 0, perm);
     b.scopes.push(scope);
@@ -2191,19 +2197,7 @@ fn plan_modify_table(
         let movable = !delete && parent.is_some_and(|p| p.partition_key.is_some());
         if let Some(r) = returning_plan.as_mut().filter(|_| movable) {
             let scope = b.scopes.last_mut().expect("the UPDATE's scope");
-            scope.cols.push(bind::ScopeCol {
-                perm: None,
-                rel: alias.clone(),
-                name: "tableoid".to_string(),
-                ty: DataType::Oid,
-                hidden: true,
-                table_oid: table.oid.0,
-                attnum: select::inherit::TABLEOID_ATTNUM,
-                merged: false,
-                scalar_fn: false,
-                subst: None,
-                using_cast: None,
-            });
+            scope.cols.push(tableoid_col(&alias, table.oid.0));
             let again = bind_list(b);
             b.scopes.last_mut().expect("the UPDATE's scope").cols.pop();
             r.moved = again?.map(|m| m.exprs);

@@ -21,6 +21,7 @@ const IDENTICAL: &[&str] = &[
     "oid",
     "time",
     "timestamp",
+    "timetz",
     "select_distinct_on",
     "select_having",
     "delete",
