@@ -4139,8 +4139,24 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
     if let CatalogFn::TypeOf(o) = f {
         return Ok(Value::Int8(i64::from(o)));
     }
-    if f == CatalogFn::QuoteNullable {
-        return Ok(text(args[0].as_str().map_or("NULL".into(), quote_literal)));
+    if matches!(f, CatalogFn::QuoteNullable | CatalogFn::QuoteLiteral) {
+        // quote_literal/quote_nullable(anyelement): another type's value
+        // as its cast to text (PostgreSQL's SQL wrappers `$1::text`).
+        let shown = match &args[0] {
+            Value::Null => None,
+            Value::Text(t) => Some(t.to_string()),
+            v => Some(
+                nestor_plan::valops::cast(v.clone(), DataType::Text, true, &ev.ctx.eval)?
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            ),
+        };
+        return Ok(match (f, shown) {
+            (_, Some(t)) => text(quote_literal(&t)),
+            (CatalogFn::QuoteNullable, None) => text("NULL"),
+            (_, None) => Value::Null,
+        });
     }
     if matches!(
         f,
@@ -4355,8 +4371,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Value::Int8(bytes as i64)
         }
         CatalogFn::SizePretty => size_pretty(&args[0]).map_or(Value::Null, text),
-        CatalogFn::QuoteLiteral => text(quote_literal(args[0].as_str().unwrap_or(""))),
-        CatalogFn::QuoteNullable | CatalogFn::TypeOf(_) => {
+        CatalogFn::QuoteLiteral | CatalogFn::QuoteNullable | CatalogFn::TypeOf(_) => {
             unreachable!("handled before the NULL check")
         }
         CatalogFn::QuoteIdent => text(quote_ident(args[0].as_str().unwrap_or(""))),

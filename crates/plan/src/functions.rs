@@ -868,8 +868,21 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![None],
             T::Reg(nestor_types::datatype::RegKind::Type),
         ),
-        ("quote_literal", 1) => r(Func::Catalog(CatalogFn::QuoteLiteral), vec![text], T::Text),
-        ("quote_nullable", 1) => r(Func::Catalog(CatalogFn::QuoteNullable), vec![text], T::Text),
+        // (text), and (anyelement): another type goes as it is, printed
+        // through its cast to text when called.
+        ("quote_literal" | "quote_nullable", 1) => r(
+            Func::Catalog(if name == "quote_literal" {
+                CatalogFn::QuoteLiteral
+            } else {
+                CatalogFn::QuoteNullable
+            }),
+            vec![if args[0].is_string() || args[0] == T::Unknown {
+                text
+            } else {
+                None
+            }],
+            T::Text,
+        ),
         ("to_regclass" | "to_regtype" | "to_regnamespace" | "to_regproc", 1) => {
             use nestor_types::datatype::RegKind as K;
             let kind = match name {

@@ -63,3 +63,29 @@ SELECT mysum2(x) FROM generate_series(1, 4) x;
 DROP AGGREGATE mysum2(int);
 DROP FUNCTION float8mi_n(float8, float8);
 DROP FUNCTION float8mi_int(float8, float8);
+-- MINITCOND is the moving state's initial value: a strict forward step
+-- with it is accepted; without it, a polymorphic input cannot start the
+-- state (PostgreSQL's check in AggregateCreate).
+CREATE FUNCTION logging_sfunc_strict(text, anyelement) RETURNS text AS
+$$ SELECT $1 || '*' || quote_nullable($2) $$ LANGUAGE SQL STRICT IMMUTABLE;
+CREATE FUNCTION logging_msfunc_strict(text, anyelement) RETURNS text AS
+$$ SELECT $1 || '+' || quote_nullable($2) $$ LANGUAGE SQL STRICT IMMUTABLE;
+CREATE FUNCTION logging_minvfunc_strict(text, anyelement) RETURNS text AS
+$$ SELECT $1 || '-' || quote_nullable($2) $$ LANGUAGE SQL STRICT IMMUTABLE;
+CREATE AGGREGATE logging_agg_strict_initcond (anyelement) (
+    stype = text, sfunc = logging_sfunc_strict,
+    mstype = text, msfunc = logging_msfunc_strict, minvfunc = logging_minvfunc_strict,
+    initcond = 'I', minitcond = 'MI');
+CREATE AGGREGATE logging_agg_no_minitcond (anyelement) (
+    stype = text, sfunc = logging_sfunc_strict,
+    mstype = text, msfunc = logging_msfunc_strict, minvfunc = logging_minvfunc_strict,
+    initcond = 'I');
+SELECT logging_agg_strict_initcond(x) FROM (VALUES (1), (NULL), (3)) v(x);
+SELECT logging_agg_strict_initcond(x) FROM (VALUES ('a'::text), ('b')) v(x);
+-- quote_literal and quote_nullable of any type print its text cast.
+SELECT quote_nullable(42), quote_nullable(NULL::int), quote_literal(true),
+       quote_literal(1.50::numeric), quote_literal(NULL::date), quote_nullable('it''s'),
+       quote_literal(ARRAY[1,2]), quote_nullable('2020-01-02'::date);
+DROP AGGREGATE logging_agg_strict_initcond(anyelement);
+DROP FUNCTION logging_sfunc_strict(text, anyelement), logging_msfunc_strict(text, anyelement),
+    logging_minvfunc_strict(text, anyelement);

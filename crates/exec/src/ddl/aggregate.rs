@@ -116,7 +116,8 @@ pub fn create_aggregate(
             "minvfunc" => moving.invfunc = Some(text(value)?),
             "mfinalfunc" => moving.finalfunc = Some(text(value)?),
             "mstype" => moving.stype = Some(type_of(value)?),
-            "minitcond" | "msspace" | "mfinalfunc_extra" | "mfinalfunc_modify" => {}
+            "minitcond" => moving.initcond = Some(text(value)?),
+            "msspace" | "mfinalfunc_extra" | "mfinalfunc_modify" => {}
             "serialfunc" | "deserialfunc" | "finalfunc_modify" | "hypothetical" | "basetype" => {
                 return Err(DbError::unsupported(format!(
                     "CREATE AGGREGATE option {}",
@@ -239,13 +240,15 @@ fn polymorphic_result_detail(p: nestor_types::datatype::Poly) -> String {
     )
 }
 
-/// The moving-aggregate options (MSFUNC, MINVFUNC, MSTYPE, MFINALFUNC).
+/// The moving-aggregate options (MSFUNC, MINVFUNC, MSTYPE, MFINALFUNC,
+/// MINITCOND).
 #[derive(Default)]
 struct Moving {
     sfunc: Option<String>,
     invfunc: Option<String>,
     stype: Option<DataType>,
     finalfunc: Option<String>,
+    initcond: Option<String>,
 }
 
 /// The moving-aggregate functions must exist for the moving state type
@@ -289,11 +292,13 @@ fn check_moving(
         .collect::<Result<Vec<_>, _>>()?;
     let mut strict = Vec::with_capacity(2);
     for (step, finalfunc) in [(sfunc, &m.finalfunc), (invfunc, &None)] {
+        // The moving state starts from MINITCOND, as the plain one from
+        // INITCOND (a strict step without it must take the first input).
         let moving = AggregateSpec {
             sfunc: step.clone(),
             stype: r.concrete(stype)?,
             finalfunc: finalfunc.clone(),
-            initcond: None,
+            initcond: m.initcond.clone(),
             ..spec.clone()
         };
         let steps = checked_steps(ctx, &moving, &args).map_err(|mut e| {
