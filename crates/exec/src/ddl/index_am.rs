@@ -245,18 +245,8 @@ pub(super) fn gin_class(ie: &pb::IndexElem, ty: DataType) -> Result<GinClass, Db
         _ => None,
     });
     let Some(name) = named else {
-        return GinClass::default_for(ty).ok_or_else(|| {
-            DbError::new(
-                SqlState::UndefinedObject,
-                format!(
-                    "data type {} has no default operator class for access method \"gin\"",
-                    ty.name()
-                ),
-            )
-            .with_hint(
-                "You must specify an operator class for the index or define a default operator class for the data type.",
-            )
-        });
+        return GinClass::default_for(ty)
+            .ok_or_else(|| no_default_class(ty.name(), AccessMethod::Gin));
     };
     let Some(class) = GinClass::named(&name) else {
         return Err(DbError::new(
@@ -309,30 +299,27 @@ pub(super) fn elems(is: &pb::IndexStmt) -> Result<Vec<&pb::IndexElem>, DbError> 
 /// 42704 when the method has no default operator class for the key type.
 pub(super) fn check_key_type(am: AccessMethod, ty: DataType) -> Result<(), DbError> {
     if am == AccessMethod::Gin && GinClass::default_for(ty).is_none() {
-        return Err(DbError::new(
-            SqlState::UndefinedObject,
-            format!(
-                "data type {} has no default operator class for access method \"gin\"",
-                ty.name()
-            ),
-        )
-        .with_hint(
-            "You must specify an operator class for the index or define a default operator class for the data type.",
-        ));
+        return Err(no_default_class(ty.name(), am));
     }
     if am != AccessMethod::Hash || has_hash_class(ty) {
         return Ok(());
     }
-    Err(DbError::new(
+    Err(no_default_class(ty.name(), am))
+}
+
+/// PostgreSQL's 42704 for an index key whose type (named `ty`) has no
+/// default operator class of `am` (ResolveOpClass's error and hint).
+pub(super) fn no_default_class(ty: &str, am: AccessMethod) -> DbError {
+    DbError::new(
         SqlState::UndefinedObject,
         format!(
-            "data type {} has no default operator class for access method \"hash\"",
-            ty.name()
+            "data type {ty} has no default operator class for access method \"{}\"",
+            am.name()
         ),
     )
     .with_hint(
         "You must specify an operator class for the index or define a default operator class for the data type.",
-    ))
+    )
 }
 
 /// Whether PostgreSQL has a default hash operator class for the type

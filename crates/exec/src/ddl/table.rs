@@ -1335,42 +1335,29 @@ fn refuse_no_inherit_partitioned(cs: &pb::CreateStmt, name: &str) -> Result<(), 
     Ok(())
 }
 
-/// A B-tree needs an ordering: the geometric types have none (their
-/// comparisons are fuzzy), so an index on such a column is PostgreSQL's
-/// 42704.
 /// A key naming a system column fails as in PostgreSQL, which resolves
 /// the column, then its operator class (xid and cid have none), then
 /// refuses the system column.
 fn refuse_system_column(method: AccessMethod, col: &str) -> Result<(), DbError> {
-    let no_class = |ty: &str| {
-        Err(DbError::new(
-            SqlState::UndefinedObject,
-            format!(
-                "data type {ty} has no default operator class for access method \"{}\"",
-                method.name()
-            ),
-        )
-        .with_hint("You must specify an operator class for the index or define a default operator class for the data type."))
-    };
+    use super::index_am::no_default_class;
     match col {
-        "xmin" | "xmax" => no_class("xid"),
-        "cmin" | "cmax" => no_class("cid"),
+        "xmin" | "xmax" => Err(no_default_class("xid", method)),
+        "cmin" | "cmax" => Err(no_default_class("cid", method)),
         "ctid" | "tableoid" => Err(DbError::unsupported("index creation on system columns")),
         _ => Ok(()),
     }
 }
 
+/// A B-tree needs an ordering: the geometric types have none (their
+/// comparisons are fuzzy), so an index on such a column is PostgreSQL's
+/// 42704.
 fn check_btree_type(def: &TableDef, col: &str) -> Result<(), DbError> {
     let ty = def.columns.iter().find(|c| c.name == col).map(|c| c.ty);
     if let Some(t @ nestor_types::DataType::Geo(_)) = ty {
-        return Err(DbError::new(
-            SqlState::UndefinedObject,
-            format!(
-                "data type {} has no default operator class for access method \"btree\"",
-                t.name()
-            ),
-        )
-        .with_hint("You must specify an operator class for the index or define a default operator class for the data type."));
+        return Err(super::index_am::no_default_class(
+            t.name(),
+            AccessMethod::Btree,
+        ));
     }
     Ok(())
 }
