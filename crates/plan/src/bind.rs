@@ -1737,18 +1737,7 @@ impl<'e> Binder<'e> {
                 let Some(&(_, i)) = cols.iter().find(|(n, _)| n == name) else {
                     return Err(self.missing_column(rel, name));
                 };
-                let ty = scope.cols[i].ty;
-                let cast = using_cast(&scope.cols[i], rel);
-                self.mark_read(lvl, i, false);
-                let e = if lvl == cur {
-                    Expr::Col(i)
-                } else {
-                    self.outer_ref(lvl, i)
-                };
-                if let Some(to) = cast {
-                    return Ok((self.coerce(e, ty, to)?, to));
-                }
-                return Ok((e, ty));
+                return self.read_column(lvl, i, rel);
             }
             if let Some(r) = rel {
                 if scope.names_twice(r) {
@@ -1817,20 +1806,10 @@ impl<'e> Binder<'e> {
                 let ty = col.ty;
                 return Ok((self.substitute(lvl, *e), ty));
             }
-            let ty = col.ty;
             let is_ctid = col.hidden && col.name == "ctid";
-            let cast = using_cast(col, rel);
-            self.mark_read(lvl, i, false);
-            let e = if lvl == cur {
-                Expr::Col(i)
-            } else {
-                self.outer_ref(lvl, i)
-            };
+            let (e, ty) = self.read_column(lvl, i, rel)?;
             if is_ctid {
                 return Ok((Expr::Func(Func::CtidText, vec![e]), DataType::Text));
-            }
-            if let Some(to) = cast {
-                return Ok((self.coerce(e, ty, to)?, to));
             }
             return Ok((e, ty));
         }
@@ -1884,6 +1863,30 @@ impl<'e> Binder<'e> {
             })
         })
         .expect("substitution never fails")
+    }
+
+    /// Column `i` of level `lvl`'s scope as a reference qualified by `rel`
+    /// (None: unqualified) reads it: marked read, an outer reference from
+    /// a deeper level, a merged JOIN USING column coerced to its common
+    /// type ([`using_cast`]).
+    pub(crate) fn read_column(
+        &mut self,
+        lvl: usize,
+        i: usize,
+        rel: Option<&str>,
+    ) -> Result<(Expr, DataType), DbError> {
+        let col = &self.scopes[lvl].cols[i];
+        let (ty, cast) = (col.ty, using_cast(col, rel));
+        self.mark_read(lvl, i, false);
+        let e = if lvl == self.level() {
+            Expr::Col(i)
+        } else {
+            self.outer_ref(lvl, i)
+        };
+        match cast {
+            Some(to) => Ok((self.coerce(e, ty, to)?, to)),
+            None => Ok((e, ty)),
+        }
     }
 
     /// No column `rel.name` (or `name`) is visible, worded as PostgreSQL's

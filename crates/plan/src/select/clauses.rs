@@ -651,31 +651,21 @@ fn push_star(
     (order, rel): (&[(usize, usize)], Option<&str>),
     out: &mut Vec<Target>,
 ) -> Result<(), DbError> {
-    let cur = b.level();
     for &(_, i) in order {
         let c = &b.scopes[lvl].cols[i];
-        let cast = bind::using_cast(c, rel);
-        let mut col = OutCol {
-            name: c.name.clone(),
-            ty: c.ty,
-            table_oid: c.table_oid,
-            column_id: c.attnum,
+        // A coerced merged column is no table column any more.
+        let (table_oid, column_id) = match bind::using_cast(c, rel) {
+            Some(_) => (0, 0),
+            None => (c.table_oid, c.attnum),
         };
-        b.mark_read(lvl, i, false);
-        let mut expr = if lvl == cur {
-            Expr::Col(i)
-        } else {
-            b.outer_ref(lvl, i)
+        let name = c.name.clone();
+        let (expr, ty) = b.read_column(lvl, i, rel)?;
+        let col = OutCol {
+            name,
+            ty,
+            table_oid,
+            column_id,
         };
-        if let Some(to) = cast {
-            expr = b.coerce(expr, col.ty, to)?;
-            col = OutCol {
-                ty: to,
-                table_oid: 0,
-                column_id: 0,
-                ..col
-            };
-        }
         out.push(Target { expr, col });
     }
     Ok(())
