@@ -1149,11 +1149,9 @@ fn partitioned_rows(c: &Catalog) -> Rows {
                                 .iter()
                                 .zip(&collations)
                                 .map(|(t, coll)| match coll.as_deref() {
-                                    Some("C") => 950,
-                                    Some("POSIX") => 951,
-                                    Some("ucs_basic") => 12546,
-                                    _ if t.is_string() => i64::from(DEFAULT_COLLATION_OID),
-                                    _ => 0,
+                                    Some(c) => i64::from(collation_oid(c)),
+                                    None if t.is_string() => i64::from(DEFAULT_COLLATION_OID),
+                                    None => 0,
                                 }),
                         ),
                     )
@@ -3700,7 +3698,8 @@ pub(crate) fn key_decoration(o: &nestor_catalog::IndexKeyOpt, am: AccessMethod) 
     out
 }
 
-/// pg_collation.oid of a collation an index key names (100: default).
+/// pg_collation.oid of a collation an index or partition key names
+/// (100: default; ucs_basic's is the one PostgreSQL 15's initdb gives it).
 fn collation_oid(name: &str) -> u32 {
     match name {
         "C" => 950,
