@@ -2025,12 +2025,15 @@ fn first_duplicate<K: Eq + Clone>(sorted: &[(K, RowId, bool)]) -> Option<(K, Row
 /// Whether `stored` has, for one of `indexes`, a key (or a partial
 /// index's coverage) some version in `versions` does not.
 fn rekeys<I: Deref<Target = Index>>(versions: &[Version], indexes: &[I], stored: &[u8]) -> bool {
-    indexes.iter().any(|idx| {
-        let key = idx.stored_key_bytes(stored);
-        versions
-            .iter()
-            .any(|v| idx.stored_key_bytes(&v.data) != key)
-    })
+    // A new row (a replica's insert) has nothing to differ from: no key
+    // encoded for nothing.
+    !versions.is_empty()
+        && indexes.iter().any(|idx| {
+            let key = idx.stored_key_bytes(stored);
+            versions
+                .iter()
+                .any(|v| idx.stored_key_bytes(&v.data) != key)
+        })
 }
 
 /// Stamp the newest version of a row whose lock `txn` holds as deleted
